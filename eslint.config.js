@@ -1,0 +1,56 @@
+// ESLint flat config: recommended rules for TypeScript, plus determinism guards for workflow code.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+// Node built-ins that must never reach the workflow sandbox (bare names; `node:*` is caught by a pattern).
+const nodeBuiltins = [
+  'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os', 'dns', 'process',
+  'stream', 'zlib', 'url', 'util', 'worker_threads', 'timers',
+];
+// Libraries that do I/O; workflows reach them only through activities.
+const ioLibraries = ['knex', 'pg', 'objection', 'undici', 'pino'];
+const workflowMessage =
+  'Workflow code must be deterministic: do I/O only through activities (proxyActivities), never import Node built-ins or I/O libraries.';
+
+export default defineConfig(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'data/**'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.{js,mjs}'],
+    // Plain-JS scripts run on Node; `globals` is not installed, so list what they use.
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
+  },
+  {
+    rules: {
+      // `_name` marks a value deliberately left unused (e.g. a property split off with rest syntax).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // Database rows are loosely typed at the query boundary and mapped to typed objects right away.
+      '@typescript-eslint/no-explicit-any': 'warn',
+    },
+  },
+  {
+    // Tests read JSON bodies of any shape.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Same idea as temporalio/samples-typescript .shared/.eslintrc.js: the sandbox replays workflows.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeBuiltins, ...ioLibraries].map((name) => ({ name, message: workflowMessage })),
+          patterns: [
+            // Subpaths too: `fs/promises`, `pino/file`, ...
+            { group: ['node:*', ...[...nodeBuiltins, ...ioLibraries].map((name) => `${name}/*`)], message: workflowMessage },
+          ],
+        },
+      ],
+    },
+  },
+);

