@@ -1,0 +1,103 @@
+/** Service configuration: read once from the environment, validated at start-up, failing fast with a clear message. */
+import { z } from 'zod';
+import path from 'node:path';
+import { projectRoot } from './projectRoot.js';
+
+const booleanFlag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** A 32-byte key given as 64 hex digits or as base64 / base64url (44 or 43 characters). */
+export function decodeKey32(text: string): Buffer | null {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(text) ? Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64') : null;
+  return bytes && bytes.length === 32 ? bytes : null;
+}
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default(path.join(projectRoot, 'data')),
+  DATABASE_URL: z.url().optional(),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+  /** AES-256-GCM key that encrypts webhook endpoint secrets (D18). */
+  SECRETS_KEY: z.string().refine((v) => decodeKey32(v) !== null, '32 bytes as 64 hex digits or base64').optional(),
+  /** D17: deliver to loopback addresses over http on any port (development and tests only). */
+  WEBHOOK_ALLOW_LOOPBACK: booleanFlag.default(false),
+  /** D17: delays between webhook attempts, e.g. `1s,2s,3s,4s,5s` (development and benchmarks only). */
+  WEBHOOK_RETRY_SCHEDULE: z.string().optional().transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parts = value.split(',').map((s) => s.trim());
+    try {
+      const delays = parts.map(durationMs);
+      if (delays.length < 1 || delays.length > 10 || delays.some((d) => d <= 0)) throw new Error('1 to 10 positive durations');
+      return delays;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'comma-separated positive durations such as 1s,2s,3s,4s,5s (1 to 10 of them)' });
+      return z.NEVER;
+    }
+  }),
+  DEMO_SEED: z.coerce.number().int().min(0).default(20261121),
+  DEMO_DATA: booleanFlag.default(true),
+  /** The demo platform's clock runs this many times faster than real time from the end of the loaded history (1 = real time). */
+  DEMO_CLOCK_SPEED: z.coerce.number().positive().max(1_000_000).default(1),
+  /** How often each shop is synced: the interval of its Temporal Schedule, e.g. `30s`, `1m`, `5m` (at least 1 s). */
+  SYNC_INTERVAL: z.string().default('1m').transform((value, ctx) => {
+    try {
+      const ms = durationMs(value.trim());
+      if (ms >= 1000 && ms % 1000 === 0) return ms;
+    } catch { /* reported below */ }
+    ctx.addIssue({ code: 'custom', message: 'a duration of whole seconds, at least 1s, such as 30s, 1m or 5m' });
+    return z.NEVER;
+  }),
+  /** Comma-separated origins (scheme://host[:port]) a browser-based MCP client may call /api/mcp from; others get 403. */
+  MCP_ALLOWED_ORIGINS: z.string().default('').transform((value, ctx) => {
+    const origins: string[] = [];
+    for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const url = URL.canParse(entry) ? new URL(entry) : null;
+      if (!url || url.origin === 'null' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+        ctx.addIssue({ code: 'custom', message: `not an origin (scheme://host[:port]): ${entry}` });
+      } else {
+        origins.push(url.origin);
+      }
+    }
+    return origins;
+  }),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** Parses the environment; throws a ConfigError listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const config = result.data;
+  if (config.NODE_ENV === 'production') {
+    const refused = [
+      !config.CURSOR_SECRET && 'CURSOR_SECRET: required when NODE_ENV=production',
+      !config.SECRETS_KEY && 'SECRETS_KEY: required when NODE_ENV=production',
+      config.WEBHOOK_ALLOW_LOOPBACK && 'WEBHOOK_ALLOW_LOOPBACK: refused when NODE_ENV=production (D17)',
+      config.WEBHOOK_RETRY_SCHEDULE && 'WEBHOOK_RETRY_SCHEDULE: refused when NODE_ENV=production (D17)',
+    ].filter(Boolean);
+    if (refused.length > 0) throw new ConfigError(`Invalid configuration:\n${refused.map((line) => `  ${line}`).join('\n')}`);
+  }
+  return config;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses a duration such as "30s" into milliseconds. */
+export function durationMs(text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  if (!m) throw new Error(`not a duration: ${text}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  return Number(m[1]) * unit;
+}

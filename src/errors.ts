@@ -1,0 +1,74 @@
+/**
+ * The one error module (D3): every error the service returns, over REST and MCP, is an AppError
+ * with a code from this table. /openapi.json and the README list the same table.
+ */
+
+export const errorCatalogue = {
+  METHOD_NOT_ALLOWED: { status: 405, description: 'Only GET and HEAD are answered; checked before the credential.' },
+  ROUTE_NOT_FOUND: { status: 404, description: 'No endpoint at this path.' },
+  MISSING_CREDENTIALS: { status: 401, description: 'No `Authorization: Bearer <key>` header.' },
+  INVALID_CREDENTIALS: { status: 401, description: 'The key is malformed or unknown.' },
+  CREDENTIALS_REVOKED: { status: 401, description: 'The key was revoked.' },
+  CREDENTIALS_EXPIRED: { status: 401, description: 'The key has expired.' },
+  INTERFACE_NOT_ALLOWED: { status: 401, description: 'The key was not issued for this interface (REST or MCP).' },
+  INSUFFICIENT_SCOPE: { status: 403, description: 'The key lacks the scope this call needs (`details.requiredScope`).' },
+  SHOP_FORBIDDEN: { status: 403, description: 'The key may not see the shop named in `market`.' },
+  SHOP_NOT_FOUND: { status: 404, description: 'The account has no shop with this `market` code.' },
+  NOT_FOUND: { status: 404, description: 'No such record in this shop (a record of another shop is not found either).' },
+  MISSING_PARAMETER: { status: 400, description: 'A required parameter is missing (`details.param`).' },
+  INVALID_PARAMETER: { status: 400, description: 'A parameter has a bad value (`details.param`, `details.reason`).' },
+  UNKNOWN_PARAMETER: { status: 400, description: 'A parameter this call does not take (`details.param`).' },
+  INVALID_PARAMETER_COMBINATION: { status: 400, description: 'Parameters that cannot be combined, e.g. `query` with `cursor`, `from` or `to`, or `todayOnly` with `from`/`to` (`details.params`).' },
+  LIMIT_OUT_OF_RANGE: { status: 400, description: '`limit` outside 1..250 for listings or 1..100 for searches; never silently clamped.' },
+  PERIOD_REVERSED: { status: 400, description: '`from` is after `to`.' },
+  PERIOD_TOO_LONG: { status: 400, description: 'The period spans more than 366 days; walk longer history year by year.' },
+  PERIOD_REQUIRED: { status: 400, description: 'This call needs both `from` and `to`.' },
+  INVALID_CURSOR: { status: 400, description: 'The cursor is malformed, tampered with or not from this service.' },
+  CURSOR_MISMATCH: { status: 400, description: 'The cursor was issued for another shop, period or filter; send it back with all other parameters unchanged.' },
+  PLAN_FEATURE_UNAVAILABLE: { status: 403, description: 'The account\'s plan does not include this feature (`details.feature`), e.g. outbound webhooks on trial and beginner.' },
+  PLAN_LIMIT_REACHED: { status: 403, description: 'The plan\'s limit for this feature is reached (`details.limit`, `details.usage`); a lower plan keeps existing records but allows no new ones until under the limit.' },
+  WEBHOOK_URL_REJECTED: { status: 400, description: 'A webhook URL must be https on the standard port and resolve to public addresses only (`details.reason`).' },
+  STATE_CONFLICT: { status: 409, description: 'The record is not in a state that allows this action, e.g. retrying a delivery that is not FAILED (`details.state`).' },
+  INTERNAL_ERROR: { status: 500, description: 'An unexpected failure; quote `meta.requestId` to support.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
+
+export type ErrorDetails = Record<string, unknown>;
+
+/** A business or request error with a stable code; the edges render it (REST body, MCP isError result). */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, headers?: Record<string, string>) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return errorCatalogue[this.code].status;
+  }
+
+  /** The `error` object of D3. */
+  toJSON(): { code: ErrorCode; message: string; details?: ErrorDetails } {
+    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+  }
+}
+
+/** Anything thrown becomes an AppError; unknown failures become INTERNAL_ERROR without leaking internals. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the requestId to support.');
+}
+
+/** The README's table of error codes, generated from the catalogue above. */
+export function errorCodesMarkdown(): string {
+  const rows = errorCodes.map((code) => `| \`${code}\` | ${errorCatalogue[code].status} | ${errorCatalogue[code].description} |`);
+  return ['| Code | HTTP | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
