@@ -1,0 +1,14 @@
+/** The ordered list of schema migrations: the schema's only source. Append, never edit a released one. */
+import * as m001 from './001_accounts_shops_keys.js';
+import * as m002 from './002_catalogue_orders_shipping.js';
+import * as m003 from './003_outbox.js';
+import * as m004 from './004_live_sync.js';
+import * as m005 from './005_webhooks.js';
+
+export const migrations = [
+  { name: '001_accounts_shops_keys', ...m001 },
+  { name: '002_catalogue_orders_shipping', ...m002 },
+  { name: '003_outbox', ...m003 },
+  { name: '004_live_sync', ...m004 },
+  { name: '005_webhooks', ...m005 },
+];
