@@ -1,0 +1,125 @@
+/** Access keys (D10): `sk_` + 32 random bytes in base62, only a SHA-256 stored, shown once at creation. */
+import crypto from 'node:crypto';
+import type { Db } from '../db/knex.js';
+import { AccessKey } from '../db/models.js';
+import { AppError } from '../errors.js';
+import type { Caller } from '../capabilities/context.js';
+import { allScopes, isScope, type Interface, type Scope } from './scopes.js';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+function base62(bytes: Buffer): string {
+  let n = BigInt(`0x${bytes.toString('hex')}`);
+  let out = '';
+  while (n > 0n) {
+    out = BASE62[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), '0');
+}
+
+const KEY_PATTERN = /^sk_[0-9A-Za-z]{43}$/;
+
+export function hashKey(key: string): Buffer {
+  return crypto.createHash('sha256').update(key).digest();
+}
+
+export interface NewKey {
+  accountId: string;
+  name: string;
+  scopes: Scope[];
+  interfaces: Interface[];
+  /** null = all shops, including future ones. */
+  shopCodes: string[] | null;
+  expiresAt: Date | null;
+  createdBy: string;
+}
+
+/** Creates a key and returns its id and the key itself, which is never retrievable again. */
+export async function createAccessKey(db: Db, input: NewKey): Promise<{ id: string; key: string }> {
+  const key = `sk_${base62(crypto.randomBytes(32))}`;
+  const id = `key_${base62(crypto.randomBytes(12))}`;
+  await AccessKey.query(db).insert({
+    id,
+    account_id: input.accountId,
+    name: input.name,
+    key_hash: hashKey(key),
+    key_hint: `${key.slice(0, 7)}…${key.slice(-4)}`,
+    interfaces: input.interfaces,
+    scopes: input.scopes,
+    all_shops: input.shopCodes === null,
+    shop_codes: input.shopCodes ?? [],
+    created_by: input.createdBy,
+    expires_at: input.expiresAt,
+  });
+  return { id, key };
+}
+
+export interface KeySummary {
+  id: string;
+  name: string;
+  hint: string;
+  interfaces: string[];
+  scopes: string[];
+  shops: string[] | 'all';
+  createdBy: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Keys of an account, newest first, never with their hash. */
+export async function listAccessKeys(db: Db, accountId: string): Promise<KeySummary[]> {
+  const rows = await AccessKey.query(db).where({ account_id: accountId }).orderBy('created_at', 'desc');
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  return rows.map((r) => ({
+    id: r.id, name: r.name, hint: r.key_hint, interfaces: r.interfaces, scopes: r.scopes,
+    shops: r.all_shops ? 'all' : r.shop_codes, createdBy: r.created_by, createdAt: r.created_at.toISOString(),
+    expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at),
+  }));
+}
+
+/** Revokes a key of the account; false when there is no such key. Revoking twice keeps the first time. */
+export async function revokeAccessKey(db: Db, accountId: string, id: string): Promise<boolean> {
+  const found = await AccessKey.query(db).findOne({ account_id: accountId, id });
+  if (!found) return false;
+  await AccessKey.query(db).where({ id }).whereNull('revoked_at').patch({ revoked_at: new Date() });
+  return true;
+}
+
+/** Resolves a bearer token to a caller for one interface, or throws the 401 of D10. */
+export async function authenticateKey(db: Db, token: string, iface: Interface, now: Date): Promise<Caller> {
+  if (!KEY_PATTERN.test(token)) throw new AppError('INVALID_CREDENTIALS', 'The access key is not valid.');
+  const row = await db('access_keys as k')
+    .join('accounts as a', 'a.id', 'k.account_id')
+    .select('k.*', 'a.code as account_code', 'a.time_zone as account_time_zone')
+    .where('k.key_hash', hashKey(token))
+    .first();
+  if (!row) throw new AppError('INVALID_CREDENTIALS', 'The access key is not valid.');
+  if (row.revoked_at) throw new AppError('CREDENTIALS_REVOKED', 'The access key was revoked.');
+  if (row.expires_at && row.expires_at <= now) throw new AppError('CREDENTIALS_EXPIRED', `The access key expired at ${row.expires_at.toISOString()}.`);
+  if (!row.interfaces.includes(iface)) {
+    const other = iface === 'rest' ? 'MCP' : 'REST';
+    throw new AppError('INTERFACE_NOT_ALLOWED', `This access key was issued for ${other} only; issue a key for ${iface.toUpperCase()}.`, { interface: iface });
+  }
+  // Recording use is best effort and at most once a minute per key, so reads stay reads.
+  void db('access_keys').where({ id: row.id }).andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - 60_000)))
+    .update({ last_used_at: now }).catch(() => undefined);
+  return {
+    account: { id: String(row.account_id), code: row.account_code, timeZone: row.account_time_zone },
+    scopes: new Set((row.scopes as string[]).filter(isScope)),
+    shopCodes: row.all_shops ? null : new Set(row.shop_codes as string[]),
+    credentialId: row.id,
+    interface: iface,
+  };
+}
+
+/** Parses a `--scopes` value: `all` or a comma list of known scopes. */
+export function parseScopes(text: string): Scope[] {
+  if (text === 'all') return [...allScopes];
+  const scopes = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0 || scopes.length === 0) throw new Error(`Unknown scope(s): ${unknown.join(', ') || '(none given)'}. Known: ${allScopes.join(', ')}`);
+  return scopes as Scope[];
+}

@@ -1,0 +1,21 @@
+/** The scope model shared by access keys and (later) OAuth: every scope of SPEC.md "Authentication". */
+
+export const allScopes = [
+  'account:read', 'affiliate:read', 'affiliate:write', 'analytics:read', 'automations:read', 'automations:write',
+  'availabilities:draft', 'category-content:read', 'chatbot:read', 'chatbot-conversations:read', 'claims:read',
+  'claims-settings:read', 'coupons:read', 'coupons:write', 'coupons:delete', 'customers:read', 'inventory:read',
+  'invoices:read', 'orders:read', 'personal-data:read', 'product-content:read', 'products:read', 'purchase-prices:read',
+  'purchasing:read', 'reports:read', 'search-console:read', 'shipping:read', 'stores:read', 'webhooks:read',
+] as const;
+
+export type Scope = (typeof allScopes)[number];
+
+/** Sensitive scopes: marked and unchecked by default on a consent screen (SPEC "Authentication"). */
+export const sensitiveScopes: readonly Scope[] = ['reports:read', 'purchase-prices:read', 'personal-data:read', 'purchasing:read', 'automations:write', 'availabilities:draft'];
+
+export function isScope(value: string): value is Scope {
+  return (allScopes as readonly string[]).includes(value);
+}
+
+export const allInterfaces = ['rest', 'mcp'] as const;
+export type Interface = (typeof allInterfaces)[number];

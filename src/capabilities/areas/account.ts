@@ -1,0 +1,88 @@
+/** The account: plan and entitlements, and diagnostics of the connection in use. */
+import { z } from 'zod';
+import { allScopes, type Scope } from '../../auth/scopes.js';
+import { getAccessKeyInfo, getAccountWithPlan, getEntitlements, getFeatureUsage } from '../../queries/account.js';
+import { listShops } from '../../queries/shops.js';
+import { iso } from '../../queries/keyset.js';
+import { defineCapability, readOnly } from '../types.js';
+
+/** Returns the plan, its features and limits with current usage. */
+export const accountEntitlements = defineCapability({
+  name: 'account.entitlements',
+  summary: 'Plan, features, limits with current usage.',
+  description: 'Returns the account\'s plan and, per feature (REST API, MCP, outbound webhooks, ...), whether it is enabled, its limit (null = unlimited or per agreement) and current usage. Use it to explain why something is unavailable.',
+  path: '/account/entitlements',
+  scope: 'account:read',
+  mcpTool: 'account_entitlements',
+  kind: 'summary',
+  market: 'none',
+  params: z.object({}).strict(),
+  result: z.object({
+    account: z.object({ code: z.string(), name: z.string() }),
+    plan: z.object({ code: z.enum(['trial', 'beginner', 'start', 'growth', 'pro', 'custom']), name: z.string() }),
+    features: z.array(z.object({ feature: z.string(), enabled: z.boolean(), limit: z.number().int().nullable(), usage: z.number().int().nullable() })),
+  }),
+  annotations: readOnly,
+  handler: async ({ ctx }) => {
+    const account = await getAccountWithPlan(ctx.db, ctx.caller.account.id);
+    const [features, usage] = await Promise.all([getEntitlements(ctx.db, ctx.caller.account.id), getFeatureUsage(ctx.db, ctx.caller.account.id)]);
+    return {
+      account: { code: account.code, name: account.name },
+      plan: { code: account.plan_code, name: account.plan_name },
+      features: features.map((f) => ({ ...f, usage: usage[f.feature] ?? null })),
+    };
+  },
+});
+
+/** Scope areas, for "granted and missing permissions per area". */
+function areaOf(scope: Scope): string {
+  return scope.split(':')[0];
+}
+
+/** Diagnoses this connection: credential, who granted it, scopes granted and missing per area, shops, AI write mode. */
+export const accountConnection = defineCapability({
+  name: 'account.connection',
+  summary: 'Diagnostics of this connection.',
+  description: 'Returns what this credential is: its type and name, who granted access and when, granted and missing permissions per area, the shops it covers, and the AI write mode. Use it to find out why a call is refused.',
+  path: '/account/connection',
+  scope: 'stores:read',
+  mcpTool: null,
+  kind: 'summary',
+  market: 'none',
+  params: z.object({}).strict(),
+  result: z.object({
+    credential: z.object({
+      type: z.enum(['access_key']),
+      id: z.string(),
+      name: z.string(),
+      interfaces: z.array(z.enum(['rest', 'mcp'])),
+      grantedBy: z.string(),
+      grantedAt: z.string(),
+      expiresAt: z.string().nullable(),
+    }),
+    account: z.object({ code: z.string(), name: z.string(), plan: z.string() }),
+    permissions: z.array(z.object({ area: z.string(), granted: z.array(z.string()), missing: z.array(z.string()) })),
+    shops: z.object({ all: z.boolean().describe('True: every shop, including future ones.'), codes: z.array(z.string()) }),
+    aiWriteMode: z.enum(['read_only', 'proposals', 'autonomous']).describe('D13; access keys use the default `proposals`.'),
+  }),
+  annotations: readOnly,
+  handler: async ({ ctx }) => {
+    const [key, account, shops] = await Promise.all([
+      getAccessKeyInfo(ctx.db, ctx.caller.credentialId),
+      getAccountWithPlan(ctx.db, ctx.caller.account.id),
+      listShops(ctx.db, ctx.caller.account.id, ctx.caller.shopCodes),
+    ]);
+    const areas = [...new Set(allScopes.map(areaOf))].sort();
+    return {
+      credential: { type: 'access_key' as const, id: key.id, name: key.name, interfaces: key.interfaces, grantedBy: key.created_by, grantedAt: key.created_at.toISOString(), expiresAt: iso(key.expires_at) },
+      account: { code: account.code, name: account.name, plan: account.plan_code },
+      permissions: areas.map((area) => ({
+        area,
+        granted: allScopes.filter((s) => areaOf(s) === area && ctx.caller.scopes.has(s)),
+        missing: allScopes.filter((s) => areaOf(s) === area && !ctx.caller.scopes.has(s)),
+      })),
+      shops: { all: ctx.caller.shopCodes === null, codes: shops.map((s) => s.code) },
+      aiWriteMode: 'proposals' as const,
+    };
+  },
+});

@@ -1,0 +1,38 @@
+/** What a capability handler gets: the caller's account, scopes and shops, never HTTP or MCP. */
+import type { Db } from '../db/knex.js';
+import type { Interface, Scope } from '../auth/scopes.js';
+
+export interface AccountRef {
+  id: string;
+  code: string;
+  timeZone: string;
+}
+
+export interface ShopRef {
+  id: string;
+  code: string;
+  name: string;
+  currency: string;
+  timeZone: string;
+}
+
+/** The authenticated caller, as resolved from an access key (later also an OAuth token). */
+export interface Caller {
+  account: AccountRef;
+  scopes: ReadonlySet<Scope>;
+  /** null = every shop of the account, including future ones. */
+  shopCodes: ReadonlySet<string> | null;
+  credentialId: string;
+  interface: Interface;
+}
+
+export interface CapabilityContext {
+  db: Db;
+  caller: Caller;
+  requestId: string;
+  now: () => Date;
+  /** The shop named by `market`, checked against the caller's shop scope (set when the capability takes `market`). */
+  shop: ShopRef | null;
+  /** Signs and verifies pagination cursors. */
+  cursorSecret: string;
+}

@@ -1,0 +1,130 @@
+/**
+ * Runs one capability for one caller, the same way for REST and MCP: scope → params → shop → period → cursor
+ * → handler → projection. Returns business data and list metadata; the edges wrap them in their envelopes.
+ */
+import { z } from 'zod';
+import { AppError } from '../errors.js';
+import { findShopByCode } from '../queries/shops.js';
+import type { CapabilityContext, Caller } from './context.js';
+import { cursorFingerprint, decodeCursor, encodeCursor } from './cursor.js';
+import { LIST_LIMIT, SEARCH_LIMIT } from './params.js';
+import { resolvePeriod, type Period } from './period.js';
+import { projectFields } from './projection.js';
+import type { Capability, PageRequest, PageResult } from './types.js';
+import type { Db } from '../db/knex.js';
+
+export interface RunDeps {
+  db: Db;
+  cursorSecret: string;
+  now: () => Date;
+}
+
+export interface ListMeta {
+  count: number;
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface CapabilityOutput {
+  data: unknown;
+  /** Present for lists (also for searches, whose hasMore is always false). */
+  list?: ListMeta;
+  period?: Period;
+  market?: string;
+}
+
+/** Whether the capability returns a list (a listing or a search). */
+export function isListKind(capability: Capability): boolean {
+  return capability.kind === 'list' || capability.kind === 'search';
+}
+
+/** True when the caller's scopes allow the capability at all. */
+export function callerMayUse(capability: Capability, caller: Caller): boolean {
+  return caller.scopes.has(capability.scope);
+}
+
+/** Turns a zod failure into the error of D3 with the offending parameter. */
+export function paramsError(error: z.ZodError, rawParams: Record<string, unknown>): AppError {
+  const issue = error.issues[0];
+  if (issue.code === 'unrecognized_keys') {
+    const param = issue.keys[0];
+    return new AppError('UNKNOWN_PARAMETER', `Unknown parameter \`${param}\`.`, { param });
+  }
+  const param = issue.path.map(String).join('.') || undefined;
+  if (param === 'limit' && (issue.code === 'too_big' || issue.code === 'too_small')) {
+    return new AppError('LIMIT_OUT_OF_RANGE', issue.message, { param });
+  }
+  if (issue.code === 'invalid_type' && issue.path.length === 1 && rawParams[String(issue.path[0])] === undefined) {
+    return new AppError('MISSING_PARAMETER', `Parameter \`${param}\` is required.`, { param });
+  }
+  return new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: ${issue.message}.`, { param, reason: issue.message });
+}
+
+function checkLimit(limit: number | undefined, isSearch: boolean): number {
+  const bounds = isSearch ? SEARCH_LIMIT : LIST_LIMIT;
+  if (limit === undefined) return bounds.default;
+  if (limit < 1 || limit > bounds.max) {
+    throw new AppError('LIMIT_OUT_OF_RANGE', `\`limit\` must be between 1 and ${bounds.max}${isSearch ? ' for a search' : ''}; got ${limit}.`, { param: 'limit', min: 1, max: bounds.max });
+  }
+  return limit;
+}
+
+type CommonParams = { market?: string; from?: string; to?: string; todayOnly?: boolean; limit?: number; cursor?: string; query?: string };
+
+/** Executes a capability for a caller and returns its business data, projected to the caller's scopes. */
+export async function runCapability(capability: Capability, rawParams: Record<string, unknown>, caller: Caller, requestId: string, deps: RunDeps): Promise<CapabilityOutput> {
+  if (!callerMayUse(capability, caller)) {
+    throw new AppError('INSUFFICIENT_SCOPE', `This call needs the scope \`${capability.scope}\`.`, { requiredScope: capability.scope });
+  }
+  const parsed = capability.params.safeParse(rawParams);
+  if (!parsed.success) throw paramsError(parsed.error, rawParams);
+  const params = parsed.data as CommonParams & Record<string, unknown>;
+
+  const searching = capability.kind === 'search' || (capability.searchParam !== undefined && params.query !== undefined);
+  if (searching && capability.searchParam) {
+    const clash = (['cursor', 'from', 'to'] as const).filter((p) => params[p] !== undefined);
+    if (clash.length > 0) {
+      throw new AppError('INVALID_PARAMETER_COMBINATION', `\`query\` switches to a search, which is not paginated and not restricted by period; it cannot be combined with ${clash.map((p) => `\`${p}\``).join(', ')}.`, { params: ['query', ...clash] });
+    }
+  }
+
+  const ctx: CapabilityContext = { db: deps.db, caller, requestId, now: deps.now, shop: null, cursorSecret: deps.cursorSecret };
+  if (capability.market === 'required') {
+    const code = params.market as string;
+    if (caller.shopCodes && !caller.shopCodes.has(code)) {
+      throw new AppError('SHOP_FORBIDDEN', `This credential may not read shop \`${code}\`.`, { param: 'market', market: code });
+    }
+    const shop = await findShopByCode(deps.db, caller.account.id, code);
+    if (!shop) throw new AppError('SHOP_NOT_FOUND', `The account has no shop \`${code}\`; codes come from GET /stores.`, { param: 'market', market: code });
+    ctx.shop = shop;
+  }
+
+  const timeZone = ctx.shop?.timeZone ?? caller.account.timeZone;
+  const page: PageRequest = { limit: isListKind(capability) ? checkLimit(params.limit, searching) : 0, after: null };
+  let period: Period | null = null;
+  if (capability.period && !searching) period = resolvePeriod(params, capability.period, timeZone, deps.now());
+
+  // The cursor is bound to everything but itself and the page size.
+  const { cursor, limit: _limit, ...boundParams } = params;
+  const fingerprint = cursorFingerprint({ capability: capability.name, account: caller.account.id, shopId: ctx.shop?.id, ...boundParams });
+  if (cursor !== undefined) {
+    const decoded = decodeCursor(cursor, fingerprint, deps.cursorSecret);
+    page.after = decoded.position;
+    // A defaulted period (or todayOnly) is taken from the cursor, so a walk stays on one period across midnight.
+    if (params.from === undefined) period = decoded.period;
+  }
+
+  const result = await capability.handler({ params, ctx, period, page });
+  const output: CapabilityOutput = { data: result };
+  if (period) output.period = period;
+  if (ctx.shop) output.market = ctx.shop.code;
+  if (isListKind(capability)) {
+    const list = (Array.isArray(result) ? { items: result, hasMore: false, last: null } : result) as PageResult<unknown>;
+    const nextCursor = list.hasMore && list.last ? encodeCursor(list.last, period, fingerprint, deps.cursorSecret) : null;
+    output.data = projectFields(list.items, capability.fieldScopes, caller.scopes);
+    output.list = { count: list.items.length, hasMore: list.hasMore && nextCursor !== null, nextCursor };
+  } else {
+    output.data = projectFields(result, capability.fieldScopes, caller.scopes);
+  }
+  return output;
+}

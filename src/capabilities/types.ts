@@ -1,0 +1,74 @@
+/** The shape of one capability: defined once, from which REST routes, MCP tools, /capabilities and /openapi.json are generated. */
+import type { z } from 'zod';
+import type { Scope } from '../auth/scopes.js';
+import type { CapabilityContext } from './context.js';
+import type { KeysetPosition } from './cursor.js';
+import type { FieldScopes } from './projection.js';
+import type { Period, PeriodRule } from './period.js';
+
+export type CapabilityKind = 'list' | 'search' | 'get' | 'summary' | 'write';
+
+/** MCP tool annotations; required on every capability so the contract test can check them. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export const readOnly: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** What a list handler gets: the page size and where the previous page ended. */
+export interface PageRequest {
+  limit: number;
+  after: KeysetPosition | null;
+}
+
+/** What a list handler returns; the runner turns `last` into a signed `nextCursor`. */
+export interface PageResult<T> {
+  items: T[];
+  hasMore: boolean;
+  last: KeysetPosition | null;
+}
+
+export interface HandlerInput<P> {
+  params: P;
+  ctx: CapabilityContext;
+  /** Resolved period (null = all records), for capabilities with a period rule. */
+  period: Period | null;
+  /** Set for kind `list` (and for `search` mode: limit only). */
+  page: PageRequest;
+}
+
+export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.ZodType = z.ZodType> {
+  /** Stable name, `area.action`, e.g. `orders.list`. */
+  name: string;
+  /** One line: what it returns. */
+  summary: string;
+  /** Written for a developer and an assistant: what it returns, when to use it, period default, pagination. */
+  description: string;
+  /** REST path under /api/v1, OpenAPI style: `/orders/{orderCode}`. */
+  path: string;
+  scope: Scope;
+  /** MCP tool name from SPEC.md's table, or null when the capability has no tool. */
+  mcpTool: string | null;
+  kind: CapabilityKind;
+  /** `required`: the call is over one shop's data and takes `market`. */
+  market: 'required' | 'none';
+  period?: PeriodRule;
+  /** For a listing that switches to search with this parameter (SPEC REST conventions 5). */
+  searchParam?: 'query';
+  /** Path and query parameters together; strict (an unknown parameter is a 400). */
+  params: P;
+  /** The result: for `list`/`search` one item, otherwise the whole `data` object. */
+  result: R;
+  /** Fields removed unless the caller has the scope. Each must be optional in `result`. */
+  fieldScopes?: FieldScopes;
+  annotations: ToolAnnotations;
+  handler: (input: HandlerInput<z.output<P>>) => Promise<z.output<R> | PageResult<z.output<R>> | z.output<R>[]>;
+}
+
+/** Type-checks a definition against its own schemas; the registry stores it type-erased. */
+export function defineCapability<P extends z.ZodObject, R extends z.ZodType>(definition: Capability<P, R>): Capability {
+  return definition as unknown as Capability;
+}

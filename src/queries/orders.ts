@@ -1,0 +1,90 @@
+/** Reads of stored orders and their items, always within one shop. */
+import type { Db } from '../db/knex.js';
+import type { Period } from '../capabilities/period.js';
+import type { PageRequest } from '../capabilities/types.js';
+import { money } from '../money.js';
+import { iso, keysetPage, toPage, wherePeriod } from './keyset.js';
+
+const orderColumns = [
+  'id', 'code', 'created_at', 'updated_at', 'status_id', 'status_name', 'paid', 'paid_at', 'currency',
+  'total_with_vat', 'total_without_vat', 'total_vat', 'shipping_with_vat', 'payment_method', 'shipping_method',
+  'variable_symbol', 'customer_email_hash', 'customer_first_name', 'customer_last_name', 'customer_company',
+  'customer_email', 'customer_phone', 'customer_street', 'customer_city', 'customer_zip', 'customer_country',
+];
+
+type OrderRow = Record<string, any> & { id: string; created_at: Date };
+type ItemRow = Record<string, any> & { order_id: string };
+
+function toOrder(row: OrderRow, items: ItemRow[]) {
+  const currency = row.currency.trim();
+  return {
+    code: row.code,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    status: { id: row.status_id, name: row.status_name },
+    paid: row.paid,
+    paidAt: iso(row.paid_at),
+    currency,
+    totalWithVat: money(row.total_with_vat, currency),
+    totalWithoutVat: money(row.total_without_vat, currency),
+    totalVat: money(row.total_vat, currency),
+    shippingWithVat: money(row.shipping_with_vat, currency),
+    paymentMethod: row.payment_method,
+    shippingMethod: row.shipping_method,
+    variableSymbol: row.variable_symbol,
+    customerEmailHash: row.customer_email_hash.trim(),
+    customer: {
+      firstName: row.customer_first_name,
+      lastName: row.customer_last_name,
+      company: row.customer_company,
+      email: row.customer_email,
+      phone: row.customer_phone,
+      street: row.customer_street,
+      zip: row.customer_zip,
+      city: row.customer_city,
+      country: row.customer_country?.trim() ?? null,
+    },
+    items: items.map((item) => ({
+      lineNo: item.line_no,
+      productCode: item.product_code,
+      name: item.name,
+      quantity: item.quantity,
+      unitPriceWithVat: money(item.unit_price_with_vat, currency),
+      unitPriceWithoutVat: money(item.unit_price_without_vat, currency),
+      vatRate: item.vat_rate,
+      purchasePriceWithoutVat: item.purchase_price_without_vat === null ? null : money(item.purchase_price_without_vat, currency),
+    })),
+  };
+}
+
+export type Order = ReturnType<typeof toOrder>;
+
+async function itemsByOrder(db: Db, orderIds: string[]): Promise<Map<string, ItemRow[]>> {
+  const byOrder = new Map<string, ItemRow[]>();
+  if (orderIds.length === 0) return byOrder;
+  const rows: ItemRow[] = await db('order_items').whereIn('order_id', orderIds).orderBy(['order_id', 'line_no']);
+  for (const row of rows) {
+    const list = byOrder.get(row.order_id) ?? [];
+    list.push(row);
+    byOrder.set(row.order_id, list);
+  }
+  return byOrder;
+}
+
+/** A page of a shop's orders, newest first, optionally within a period. */
+export async function listOrders(db: Db, shopId: string, period: Period | null, page: PageRequest) {
+  const q = db('orders').select(orderColumns).where({ shop_id: shopId });
+  wherePeriod(q, 'created_at', period);
+  const rows: OrderRow[] = await keysetPage(q, 'created_at', 'id', page);
+  const result = toPage(rows, page, (r) => r.created_at, (r) => r);
+  const items = await itemsByOrder(db, result.rows.map((r) => r.id));
+  return { items: result.rows.map((r) => toOrder(r, items.get(r.id) ?? [])), hasMore: result.hasMore, last: result.last };
+}
+
+/** One order of a shop by its code, or null (an order of another shop is not found). */
+export async function getOrder(db: Db, shopId: string, code: string): Promise<Order | null> {
+  const row: OrderRow | undefined = await db('orders').select(orderColumns).where({ shop_id: shopId, code }).first();
+  if (!row) return null;
+  const items = await itemsByOrder(db, [row.id]);
+  return toOrder(row, items.get(row.id) ?? []);
+}
