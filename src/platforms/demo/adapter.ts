@@ -1,0 +1,383 @@
+/**
+ * The `demo` shop platform (D20) behind the adapter interface. Reads are stateless: the shop's state at any instant is
+ * a view of the deterministic order timelines, so "changes since a checkpoint" are the records whose timeline has a
+ * change in (since, until]. The platform's clock runs from the end of the loaded history, at real time or faster.
+ * Writes the service makes are kept in the platform's own table, as a shop back-end would store them.
+ */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Db } from '../../db/knex.js';
+import type {
+  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformShop, ShopPlatformAdapter, SyncArea,
+} from '../types.js';
+import { SYNC_AREAS } from '../types.js';
+import { shopDefinition, type ShopDefinition } from './catalogue.js';
+import { OrderTimeline } from './generator.js';
+import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
+import { shipmentAt } from './shipments.js';
+import { StockModel } from './stock.js';
+import { anyIn, claimAt, claimChangeTimes, orderAt, ORDER_HORIZON_MS, stockChangeTimes, type OrderPlan } from './timeline.js';
+
+/** Connection settings of a demo shop (stored in shop_platform_settings when its history is loaded). */
+export interface DemoShopSettings {
+  /** The shop's own seed (already mixed with account and shop code). */
+  seed: number;
+  /** Orders and days of the history window, which ends at `historyEnd`. */
+  orders: number;
+  days: number;
+  historyEnd: string;
+}
+
+export interface DemoPlatformOptions {
+  db: Db;
+  /** Simulated time runs this many times faster than real time from the end of the history (1 = real time). */
+  clockSpeed?: number;
+  /** The real clock (tests fix it). */
+  wallClock?: () => Date;
+  /** Most orders a read window keeps in memory (default 20,000); 0 always streams. */
+  windowLimit?: number;
+}
+
+/** Per product, at a read's `until`: the sum of all order movements so far, the reserved quantity, the last change. */
+interface StockSums {
+  moved: number[];
+  reserved: number[];
+  touched: number[];
+}
+
+/** The orders with a change in (since, until] and the stock sums at `until`, kept between the reads of a run. */
+interface ReadWindow {
+  sinceMs: number;
+  untilMs: number;
+  relevant: OrderPlan[];
+  sums: StockSums;
+}
+
+interface ShopModel {
+  definition: ShopDefinition;
+  timeline: OrderTimeline;
+  stock: StockModel;
+  settings: DemoShopSettings;
+  windows: ReadWindow[];
+}
+
+const MODEL_CACHE_SIZE = 32;
+const YIELD_EVERY = 1000;
+/** Windows with more orders than this are streamed instead of kept (a big shop's first read after a long pause). */
+const WINDOW_CACHE_LIMIT = 20_000;
+const WINDOWS_PER_SHOP = 4;
+
+export function demoSettings(shop: PlatformShop): DemoShopSettings {
+  const s = shop.settings as Partial<DemoShopSettings>;
+  if (typeof s.seed !== 'number' || typeof s.orders !== 'number' || typeof s.days !== 'number' || typeof s.historyEnd !== 'string') {
+    throw new Error(`Demo shop ${shop.accountCode}/${shop.code} has incomplete platform settings`);
+  }
+  return s as DemoShopSettings;
+}
+
+/** The demo platform's time for a wall-clock instant: the history's end plus the elapsed real time times the speed. */
+export function demoTime(settings: DemoShopSettings, wallMs: number, speed: number): Date {
+  const end = Date.parse(settings.historyEnd);
+  return new Date(Math.floor(end + Math.max(0, wallMs - end) * speed));
+}
+
+type Position = { phase: string; n: number };
+
+function parsePosition(text: string | null): Position | null {
+  if (!text) return null;
+  const m = /^([a-z]+):(\d+)$/.exec(text);
+  if (!m) throw new Error(`Bad demo read position: ${text}`);
+  return { phase: m[1], n: Number(m[2]) };
+}
+
+/** Removes what a shop's editor refuses to store: scripts, styles, inline event handlers, javascript: links. */
+function sanitizeMarkup(text: string): string {
+  return text
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/\s+on[a-z]+\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi, '')
+    .replace(/(href|src)\s*=\s*(["'])\s*javascript:[^"']*\2/gi, '$1=$2#$2');
+}
+
+export class DemoPlatform implements ShopPlatformAdapter {
+  readonly platform = 'demo';
+  readonly areas = SYNC_AREAS;
+  private readonly models = new Map<string, ShopModel>();
+  private readonly clockSpeed: number;
+  private readonly wallClock: () => Date;
+  private readonly windowLimit: number;
+
+  constructor(private readonly options: DemoPlatformOptions) {
+    this.clockSpeed = options.clockSpeed ?? 1;
+    this.wallClock = options.wallClock ?? (() => new Date());
+    this.windowLimit = options.windowLimit ?? WINDOW_CACHE_LIMIT;
+  }
+
+  now(shop: PlatformShop): Date {
+    return demoTime(demoSettings(shop), this.wallClock().getTime(), this.clockSpeed);
+  }
+
+  /** The shop's timeline and stock model; kept per process, since building them costs a catalogue and a day plan. */
+  model(shop: PlatformShop): ShopModel {
+    const settings = demoSettings(shop);
+    const key = `${shop.code}|${settings.seed}|${settings.orders}|${settings.days}|${settings.historyEnd}`;
+    let model = this.models.get(key);
+    if (model) {
+      this.models.delete(key);
+      this.models.set(key, model);
+      return model;
+    }
+    const definition = shopDefinition(shop.code);
+    const timeline = new OrderTimeline(settings.seed, definition, { orders: settings.orders, days: settings.days, endDate: new Date(settings.historyEnd) });
+    model = { definition, timeline, stock: new StockModel(settings.seed, definition, timeline), settings, windows: [] };
+    this.models.set(key, model);
+    if (this.models.size > MODEL_CACHE_SIZE) this.models.delete(this.models.keys().next().value!);
+    return model;
+  }
+
+  /**
+   * Where a read must start generating: far enough back that every order with a change after `since` is included.
+   * Reaching that point the first time means generating the history before it; done a few days at a time with
+   * pauses, so a big shop's first read never blocks the process (heartbeats keep flowing).
+   */
+  private async scanStart(model: ShopModel, sinceMs: number | null): Promise<{ fromMs: number; index: number }> {
+    if (sinceMs === null) return { fromMs: -Infinity, index: 0 };
+    const index = model.timeline.segmentIndexAt(sinceMs - ORDER_HORIZON_MS);
+    for (let i = 0; i < index; i += 5) {
+      model.timeline.stateAt(i);
+      await yieldToEventLoop();
+    }
+    return { fromMs: model.timeline.segmentStartMs(index), index };
+  }
+
+  async *readChanges<A extends SyncArea>(shop: PlatformShop, area: A, request: ChangeRequest): AsyncIterable<ChangeBatch<A>> {
+    const model = this.model(shop);
+    const sinceMs = request.since ? request.since.getTime() : null;
+    const untilMs = request.until.getTime();
+    if (sinceMs !== null && sinceMs >= untilMs) return;
+    const resume = parsePosition(request.resume);
+    let source: AsyncGenerator<ChangeBatch<SyncArea>>;
+    if (area === 'stock') source = this.stockChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'search_console') source = this.searchConsoleChanges(model, sinceMs, untilMs, resume, request.limit);
+    else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
+    yield* source as AsyncGenerator<ChangeBatch<A>>;
+  }
+
+  /** Records of one order-derived area that changed in (since, until], as they stand at `until`. */
+  private recordsOf(area: SyncArea, plan: OrderPlan, since: number, until: number): Array<AreaRecords[SyncArea]> {
+    switch (area) {
+      case 'orders': {
+        if (!anyIn(plan.changeTimes, since, until)) return [];
+        const { shipments: _shipments, ...order } = orderAt(plan, until)!;
+        return [order];
+      }
+      case 'documents':
+        return plan.documents.filter((d) => d.issuedAt.getTime() > since && d.issuedAt.getTime() <= until);
+      case 'shipments':
+        return plan.shipments
+          .filter((s) => anyIn(s.events.map((e) => e.occurredAt.getTime()), since, until))
+          .map((s) => ({ ...shipmentAt(s, until)!, orderCode: plan.code }));
+      case 'claims':
+        return anyIn(claimChangeTimes(plan), since, until) ? [claimAt(plan, until)!] : [];
+      default:
+        throw new Error(`Area ${area} is not derived from orders`);
+    }
+  }
+
+  /** Adds one order's effect on stock up to `untilMs` (and after `afterMs`) to the sums. */
+  private addStock(model: ShopModel, sums: StockSums, plan: OrderPlan, afterMs: number, untilMs: number): void {
+    const index = model.timeline.productIndex;
+    for (const m of plan.movements) {
+      const at = m.occurredAt.getTime();
+      if (at > afterMs && at <= untilMs) sums.moved[index.get(m.productCode)!] += m.quantity;
+    }
+    let changedAt = -Infinity;
+    for (const t of stockChangeTimes(plan)) if (t > afterMs && t <= untilMs && t > changedAt) changedAt = t;
+    for (const it of plan.items) {
+      const p = index.get(it.productCode)!;
+      if (changedAt > sums.touched[p]) sums.touched[p] = changedAt;
+    }
+  }
+
+  private reservedAt(model: ShopModel, plans: OrderPlan[], untilMs: number): number[] {
+    const reserved = new Array<number>(model.timeline.model.products.length).fill(0);
+    for (const plan of plans) {
+      if (plan.createdMs <= untilMs && untilMs < plan.reservedUntilMs) {
+        for (const it of plan.items) reserved[model.timeline.productIndex.get(it.productCode)!] += it.quantity;
+      }
+    }
+    return reserved;
+  }
+
+  /**
+   * The orders with a change in (since, until] — every order whose last change is after `since` — in creation order,
+   * with the stock sums at `until`. Streams through the timeline; read positions count these orders only, so a
+   * position means the same whether the orders came from the stream or from the window cache.
+   */
+  private async *relevantPlans(model: ShopModel, sinceMs: number | null, untilMs: number, sums: StockSums, collect?: OrderPlan[]): AsyncGenerator<OrderPlan> {
+    const { timeline } = model;
+    const { fromMs, index } = await this.scanStart(model, sinceMs);
+    const base = timeline.stateAt(index);
+    sums.moved.splice(0, sums.moved.length, ...base.moved);
+    sums.touched.splice(0, sums.touched.length, ...base.stockTouched);
+    const since = sinceMs ?? -Infinity;
+    let scanned = 0;
+    const open: OrderPlan[] = [];
+    for (const plan of timeline.plans(fromMs, untilMs)) {
+      if (++scanned % YIELD_EVERY === 0) await yieldToEventLoop();
+      this.addStock(model, sums, plan, -Infinity, untilMs);
+      if (plan.lastChangeMs <= since) continue;
+      if (untilMs < plan.reservedUntilMs) open.push(plan);
+      collect?.push(plan);
+      yield plan;
+    }
+    sums.reserved.splice(0, sums.reserved.length, ...this.reservedAt(model, open, untilMs));
+  }
+
+  /**
+   * The relevant orders of (since, until] kept in memory, so the areas of one run generate them once and the next
+   * run (since = this until) only adds what is new. Null for a backfill or a window too big to keep.
+   */
+  private async window(model: ShopModel, sinceMs: number | null, untilMs: number): Promise<ReadWindow | null> {
+    if (sinceMs === null || this.windowLimit === 0) return null;
+    const windows = model.windows;
+    const hit = windows.find((w) => w.sinceMs === sinceMs && w.untilMs === untilMs);
+    if (hit) return hit;
+    const products = model.timeline.model.products.length;
+    const base = windows.filter((w) => w.sinceMs <= sinceMs && sinceMs <= w.untilMs && w.untilMs <= untilMs).sort((a, b) => b.untilMs - a.untilMs)[0];
+    let built: ReadWindow;
+    if (base) {
+      const fresh = [...model.timeline.plans(base.untilMs + 1, untilMs)];
+      const sums: StockSums = { moved: [...base.sums.moved], reserved: [], touched: [...base.sums.touched] };
+      for (const plan of [...base.relevant, ...fresh]) this.addStock(model, sums, plan, base.untilMs, untilMs);
+      const relevant = [...base.relevant.filter((p) => p.lastChangeMs > sinceMs), ...fresh];
+      sums.reserved = this.reservedAt(model, relevant, untilMs);
+      built = { sinceMs, untilMs, relevant, sums };
+    } else {
+      const sums: StockSums = { moved: new Array(products).fill(0), reserved: new Array(products).fill(0), touched: new Array(products).fill(0) };
+      const relevant: OrderPlan[] = [];
+      for await (const _plan of this.relevantPlans(model, sinceMs, untilMs, sums, relevant)) {
+        if (relevant.length > this.windowLimit) return null;
+      }
+      built = { sinceMs, untilMs, relevant, sums };
+    }
+    windows.push(built);
+    if (windows.length > WINDOWS_PER_SHOP) windows.shift();
+    return built;
+  }
+
+  private async *planChanges(model: ShopModel, area: SyncArea, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const since = sinceMs ?? -Infinity;
+    const skip = resume?.n ?? 0;
+    const window = await this.window(model, sinceMs, untilMs);
+    const sums: StockSums = { moved: [], reserved: [], touched: [] };
+    const plans: Iterable<OrderPlan> | AsyncIterable<OrderPlan> = window ? window.relevant : this.relevantPlans(model, sinceMs, untilMs, sums);
+    let consumed = 0;
+    let records: Array<AreaRecords[SyncArea]> = [];
+    for await (const plan of plans) {
+      consumed++;
+      if (consumed <= skip) continue;
+      records.push(...this.recordsOf(area, plan, since, untilMs));
+      if (records.length >= limit) {
+        yield { records, position: `p:${consumed}` };
+        records = [];
+      }
+    }
+    if (records.length) yield { records, position: `p:${consumed}` };
+  }
+
+  /**
+   * Stock: movements of the orders (in order), then purchase receipts (per product), then every item's figures at
+   * `until`. The item figures need sums over all orders, so a resumed read goes through them again without re-emitting.
+   */
+  private async *stockChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const since = sinceMs ?? -Infinity;
+    const { timeline, stock } = model;
+    const products = timeline.model.products.length;
+    const phaseRank = { p: 0, r: 1, i: 2 } as Record<string, number>;
+    const resumeRank = resume ? phaseRank[resume.phase] : -1;
+    const done = (phase: string, n: number) => resume !== null && (phaseRank[phase] < resumeRank || (phaseRank[phase] === resumeRank && n <= resume.n));
+
+    const window = await this.window(model, sinceMs, untilMs);
+    const sums: StockSums = window?.sums ?? { moved: new Array(products).fill(0), reserved: new Array(products).fill(0), touched: new Array(products).fill(0) };
+    const plans: Iterable<OrderPlan> | AsyncIterable<OrderPlan> = window ? window.relevant : this.relevantPlans(model, sinceMs, untilMs, sums);
+    let records: Array<AreaRecords['stock']> = [];
+    let consumed = 0;
+    for await (const plan of plans) {
+      consumed++;
+      if (done('p', consumed)) continue;
+      for (const m of plan.movements) {
+        const at = m.occurredAt.getTime();
+        if (at > since && at <= untilMs) records.push({ kind: 'movement', movement: m });
+      }
+      if (records.length >= limit) {
+        yield { records, position: `p:${consumed}` };
+        records = [];
+      }
+    }
+    if (records.length) yield { records, position: `p:${consumed}` };
+    records = [];
+    for (let i = 0; i < products; i++) {
+      if (!done('r', i + 1)) for (const m of stock.receiptsBetween(i, sinceMs, untilMs)) records.push({ kind: 'movement', movement: m });
+      if (records.length >= limit || (i === products - 1 && records.length)) {
+        yield { records, position: `r:${i + 1}` };
+        records = [];
+      }
+    }
+    for (let i = 0; i < products; i++) {
+      if (done('i', i + 1)) continue;
+      records.push({ kind: 'item', item: stock.itemAt(i, untilMs, { moved: sums.moved[i], reserved: sums.reserved[i], touchedMs: sums.touched[i] }) });
+      if (records.length >= limit || i === products - 1) {
+        yield { records, position: `i:${i + 1}` };
+        records = [];
+      }
+    }
+  }
+
+  private async *searchConsoleChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const { settings, definition, timeline } = model;
+    const runs = searchConsoleRuns(settings.seed, definition, sinceMs, untilMs, timeline.windowStartMs);
+    const skip = resume?.phase === 'r' ? resume.n : resume ? runs.length : 0;
+    for (let i = skip; i < runs.length; i += limit) {
+      const slice = runs.slice(i, i + limit);
+      yield { records: slice.map((run) => ({ kind: 'run' as const, run })), position: `r:${i + slice.length}` };
+    }
+    if (resume?.phase !== 'c') {
+      yield { records: [{ kind: 'property' as const, property: searchConsolePropertyAt(settings.seed, definition, untilMs, timeline.windowStartMs) }], position: 'c:1' };
+    }
+  }
+
+  private async store(shop: PlatformShop, kind: string, key: string, value: unknown): Promise<void> {
+    await this.options.db('demo_shop_writes')
+      .insert({ shop_id: shop.id, kind, key, value: JSON.stringify(value), updated_at: new Date() })
+      .onConflict(['shop_id', 'kind', 'key']).merge();
+  }
+
+  async writeAvailabilities(shop: PlatformShop, entries: AvailabilityEntry[]): Promise<AvailabilityEntry[]> {
+    for (const e of entries) await this.store(shop, 'availability', e.id, e);
+    return entries;
+  }
+
+  async writeProductTexts(shop: PlatformShop, productCode: string, texts: ContentTexts): Promise<ContentTexts> {
+    return this.writeTexts(shop, 'product_texts', productCode, texts);
+  }
+
+  async writeCategoryTexts(shop: PlatformShop, categoryGuid: string, texts: ContentTexts): Promise<ContentTexts> {
+    return this.writeTexts(shop, 'category_texts', categoryGuid, texts);
+  }
+
+  private async writeTexts(shop: PlatformShop, kind: string, key: string, texts: ContentTexts): Promise<ContentTexts> {
+    const row = await this.options.db('demo_shop_writes').where({ shop_id: shop.id, kind, key }).first('value');
+    const stored: ContentTexts = { ...(row?.value ?? {}) };
+    for (const [field, text] of Object.entries(texts) as Array<[keyof ContentTexts, string]>) stored[field] = sanitizeMarkup(text);
+    await this.store(shop, kind, key, stored);
+    return stored;
+  }
+
+  async saveCoupon(shop: PlatformShop, coupon: CouponInput): Promise<CouponInput> {
+    await this.store(shop, 'coupon', coupon.code, { ...coupon, validUntil: coupon.validUntil?.toISOString() ?? null });
+    return coupon;
+  }
+
+  async removeCoupon(shop: PlatformShop, code: string): Promise<boolean> {
+    return (await this.options.db('demo_shop_writes').where({ shop_id: shop.id, kind: 'coupon', key: code }).delete()) > 0;
+  }
+}

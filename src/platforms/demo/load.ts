@@ -1,0 +1,377 @@
+/** Writes generated demo data into Postgres with COPY, one transaction per shop, so a crash never leaves half a shop. */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Db } from '../../db/knex.js';
+import { shopDefinition, type ShopDefinition } from './catalogue.js';
+import { SYNC_AREAS } from '../types.js';
+import {
+  claimRow, documentRow, movementRow, orderItemRows, orderRow, rowValues, searchConsolePropertyRow, searchConsoleRunRow, shipmentRow,
+  stockItemRow, trackingEventRows,
+} from '../../sync/rows.js';
+import type { DemoShopSettings } from './adapter.js';
+import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
+import { OrderTimeline, shopSeed } from './generator.js';
+import { formatMinor } from './money.js';
+import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
+import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
+import { StockModel } from './stock.js';
+import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
+import type { GeneratedCatalogue } from './types.js';
+
+export { DEMO_SIZES, DEMO_ACCOUNTS, BENCH_ACCOUNT, demoAccountSpec, type DemoAccountSpec } from './plan.js';
+
+/** Row counts of one shop's demo data. */
+export interface ShopDataCounts {
+  orders: number;
+  items: number;
+  shipments: number;
+  trackingEvents: number;
+  products: number;
+  categories: number;
+  documents: number;
+  claims: number;
+  stockMovements: number;
+}
+
+export interface LoadShopInput {
+  accountId: string;
+  shopCode: string;
+  seed: number;
+  orders: number;
+  days: number;
+  endDate: Date;
+  /** Called about every 50k written orders and at the end with (orders written, orders planned). */
+  onProgress?: (done: number, total: number) => void;
+  /** Orders per COPY batch (default 10k: small enough to keep the heap flat, large enough to amortise round trips). */
+  batchSize?: number;
+}
+
+const ORDER_COLUMNS = [
+  'id', 'shop_id', 'code', 'created_at', 'updated_at', 'status_id', 'status_name', 'status_changed_at', 'paid', 'paid_at', 'currency',
+  'total_with_vat', 'total_without_vat', 'total_vat', 'shipping_with_vat', 'eur_rate', 'payment_method', 'shipping_method',
+  'variable_symbol', 'customer_email_hash', 'customer_first_name', 'customer_last_name', 'customer_company', 'customer_email',
+  'customer_phone', 'customer_street', 'customer_city', 'customer_zip', 'customer_country',
+] as const;
+const ITEM_COLUMNS = [
+  'order_id', 'line_no', 'product_code', 'name', 'quantity', 'unit_price_with_vat', 'unit_price_without_vat', 'vat_rate', 'purchase_price_without_vat',
+] as const;
+const SHIPMENT_COLUMNS = [
+  'id', 'shop_id', 'order_code', 'carrier_code', 'tracking_number', 'country', 'status', 'outcome', 'created_at', 'updated_at', 'handed_over_at', 'delivered_at',
+] as const;
+const EVENT_COLUMNS = ['shipment_id', 'occurred_at', 'status', 'description', 'location', 'is_delivery'] as const;
+const DOCUMENT_COLUMNS = [
+  'shop_id', 'type', 'code', 'order_code', 'issued_at', 'tax_date', 'due_date', 'currency', 'total_with_vat', 'total_without_vat', 'total_vat',
+  'variable_symbol', 'customer_email_hash', 'related_code',
+] as const;
+const CLAIM_COLUMNS = [
+  'shop_id', 'code', 'order_code', 'type', 'reason', 'opened_at', 'updated_at', 'status_id', 'status_name', 'status_changed_at', 'closed_at',
+  'resolution', 'currency', 'refund_with_vat', 'items', 'return_carrier_code', 'return_tracking_number', 'return_status', 'return_created_at',
+  'return_delivered_at', 'customer_email_hash',
+] as const;
+const MOVEMENT_COLUMNS = ['shop_id', 'movement_id', 'item_code', 'kind', 'quantity', 'occurred_at', 'order_code', 'claim_code'] as const;
+const STOCK_ITEM_COLUMNS = ['shop_id', 'code', 'sku', 'source', 'quantity', 'physical', 'reserved', 'available', 'updated_at'] as const;
+
+/** Creates the account if it does not exist and returns its id; an existing account is left as it is (operators may have changed its plan). */
+export async function ensureAccount(db: Db, input: { code: string; name: string; planCode: string; timeZone: string }): Promise<string> {
+  await db('accounts')
+    .insert({ code: input.code, name: input.name, plan_code: input.planCode, time_zone: input.timeZone })
+    .onConflict('code').ignore();
+  const row = await db('accounts').where({ code: input.code }).first('id');
+  return String(row.id);
+}
+
+/** Creates the account's demo shops that do not exist yet (platform `demo`); returns shop ids by code. */
+export async function ensureShops(db: Db, accountId: string, shops: ShopDefinition[]): Promise<Record<string, string>> {
+  if (shops.length) {
+    await db('shops')
+      .insert(shops.map((s) => ({
+        account_id: accountId, code: s.code, name: s.name, platform: 'demo', currency: s.currency, country: s.country,
+        language: s.language, time_zone: s.timeZone, base_url: s.baseUrl,
+        web_code_installed: s.webCode.installed, web_code_version: s.webCode.version,
+        web_code_modules: s.webCode.modules, coupon_link_ready: s.webCode.couponLinkReady,
+      })))
+      .onConflict(['account_id', 'code']).ignore();
+  }
+  const rows: Array<{ id: string; code: string }> = await db('shops').where({ account_id: accountId }).whereIn('code', shops.map((s) => s.code)).select('id', 'code');
+  return Object.fromEntries(rows.map((r) => [r.code, String(r.id)]));
+}
+
+/** Counts what a shop already holds (the idempotent answer of `loadShopData`). */
+async function countShopData(conn: PgConnection, shopId: string): Promise<ShopDataCounts> {
+  const r = await conn.query<Record<keyof ShopDataCounts, string>>(
+    `select (select count(*) from orders where shop_id = $1) as orders,
+            (select count(*) from order_items i join orders o on o.id = i.order_id where o.shop_id = $1) as items,
+            (select count(*) from shipments where shop_id = $1) as shipments,
+            (select count(*) from shipment_tracking_events e join shipments s on s.id = e.shipment_id where s.shop_id = $1) as "trackingEvents",
+            (select count(*) from products where shop_id = $1) as products,
+            (select count(*) from categories where shop_id = $1) as categories,
+            (select count(*) from documents where shop_id = $1) as documents,
+            (select count(*) from claims where shop_id = $1) as claims,
+            (select count(*) from stock_movements where shop_id = $1) as "stockMovements"`,
+    [shopId],
+  );
+  const row = r.rows[0];
+  return {
+    orders: Number(row.orders), items: Number(row.items), shipments: Number(row.shipments),
+    trackingEvents: Number(row.trackingEvents), products: Number(row.products), categories: Number(row.categories),
+    documents: Number(row.documents), claims: Number(row.claims), stockMovements: Number(row.stockMovements),
+  };
+}
+
+/** Writes categories, products and carriers of a shop. */
+async function writeCatalogue(conn: PgConnection, shopId: string, catalogue: GeneratedCatalogue): Promise<{ products: number; categories: number }> {
+  const categories = new CopyBuffer('categories', ['shop_id', 'guid', 'name', 'parent_guid', 'position', 'created_at', 'updated_at']);
+  for (const c of catalogue.categories) categories.add([shopId, c.guid, c.name, c.parentGuid, c.position, c.createdAt, c.updatedAt]);
+  const products = new CopyBuffer('products', [
+    'shop_id', 'code', 'name', 'ean', 'plu', 'category_guid', 'currency', 'price_with_vat', 'vat_rate', 'purchase_price', 'active', 'created_at', 'updated_at',
+  ]);
+  for (const p of catalogue.products) {
+    products.add([
+      shopId, p.code, p.name, p.ean, p.plu, p.categoryGuid, p.currency, formatMinor(p.priceWithVatMinor), p.vatRate,
+      p.purchasePriceMinor === null ? null : formatMinor(p.purchasePriceMinor), p.active, p.createdAt, p.updatedAt,
+    ]);
+  }
+  // Carriers are few and carry jsonb and bytea, so plain parameterised inserts are simplest.
+  for (const c of catalogue.carriers) {
+    await conn.query(
+      'insert into carriers (shop_id, code, name, profiles, credentials_encrypted, connected_at) values ($1, $2, $3, $4, $5, $6)',
+      [shopId, c.code, c.name, JSON.stringify(c.profiles), c.credentialsEncrypted, c.connectedAt],
+    );
+  }
+  return { categories: await categories.copyInto(conn), products: await products.copyInto(conn) };
+}
+
+/** COPY buffers of one batch of orders, with parent ids already assigned. */
+interface OrderBatch {
+  buffers: CopyBuffer[];
+  count: number;
+}
+
+/** Per-product figures summed over the whole history, for the stock items at its end. */
+interface StockSums {
+  moved: number[];
+  reserved: number[];
+  touched: number[];
+}
+
+/** Turns planned orders into COPY rows as they stand at `endMs`; yields to the event loop now and then so the previous batch's COPY keeps streaming. */
+async function encodeBatch(
+  shopId: string, plans: OrderPlan[], endMs: number, timeline: OrderTimeline, sums: StockSums, orderIds: IdReservation, shipmentIds: IdReservation,
+): Promise<OrderBatch> {
+  await orderIds.ensure(plans.length);
+  await shipmentIds.ensure(plans.reduce((n, p) => n + p.shipments.length, 0));
+  const orders = new CopyBuffer('orders', ORDER_COLUMNS);
+  const items = new CopyBuffer('order_items', ITEM_COLUMNS);
+  const shipments = new CopyBuffer('shipments', SHIPMENT_COLUMNS);
+  const events = new CopyBuffer('shipment_tracking_events', EVENT_COLUMNS);
+  const documents = new CopyBuffer('documents', DOCUMENT_COLUMNS);
+  const claims = new CopyBuffer('claims', CLAIM_COLUMNS);
+  const movements = new CopyBuffer('stock_movements', MOVEMENT_COLUMNS);
+  for (let i = 0; i < plans.length; i++) {
+    const plan = plans[i];
+    const o = orderAt(plan, endMs)!;
+    const orderId = orderIds.next();
+    orders.add(rowValues({ id: orderId, ...orderRow(shopId, o) }, ORDER_COLUMNS));
+    for (const row of orderItemRows(orderId, o)) items.add(rowValues(row, ITEM_COLUMNS));
+    for (const s of o.shipments) {
+      const shipmentId = shipmentIds.next();
+      shipments.add(rowValues({ id: shipmentId, ...shipmentRow(shopId, { ...s, orderCode: o.code }) }, SHIPMENT_COLUMNS));
+      for (const row of trackingEventRows(shipmentId, s.events)) events.add(rowValues(row, EVENT_COLUMNS));
+    }
+    for (const d of plan.documents) if (d.issuedAt.getTime() <= endMs) documents.add(rowValues(documentRow(shopId, d), DOCUMENT_COLUMNS));
+    const claim = claimAt(plan, endMs);
+    if (claim) claims.add(rowValues(claimRow(shopId, claim), CLAIM_COLUMNS));
+    for (const m of plan.movements) {
+      if (m.occurredAt.getTime() > endMs) continue;
+      movements.add(rowValues(movementRow(shopId, m), MOVEMENT_COLUMNS));
+      sums.moved[timeline.productIndex.get(m.productCode)!] += m.quantity;
+    }
+    const open = endMs < plan.reservedUntilMs;
+    const changedAt = Math.max(...stockChangeTimes(plan).filter((t) => t <= endMs));
+    for (const it of plan.items) {
+      const p = timeline.productIndex.get(it.productCode)!;
+      if (open) sums.reserved[p] += it.quantity;
+      if (changedAt > sums.touched[p]) sums.touched[p] = changedAt;
+    }
+    if (i % 2000 === 1999) await yieldToEventLoop();
+  }
+  return { buffers: [orders, items, shipments, events, documents, claims, movements], count: plans.length };
+}
+
+/** Writes one encoded batch; the COPYs run back to back on the shop's transaction. Returns rows per table. */
+async function writeBatch(conn: PgConnection, batch: OrderBatch): Promise<number[]> {
+  const written: number[] = [];
+  for (const buffer of batch.buffers) written.push(await buffer.copyInto(conn));
+  return written;
+}
+
+/** Generates the next `size` planned orders, yielding to the event loop so a COPY in flight is not starved. */
+async function nextPlans(stream: Iterator<OrderPlan>, size: number): Promise<OrderPlan[]> {
+  const out: OrderPlan[] = [];
+  while (out.length < size) {
+    const r = stream.next();
+    if (r.done) break;
+    out.push(r.value);
+    if (out.length % 2000 === 0) await yieldToEventLoop();
+  }
+  return out;
+}
+
+/**
+ * The rest of the shop's history at its end: purchase receipts and the stock items' figures, the search-console
+ * property with its syncs, the platform settings, and a checkpoint per data area at the history's end — the first
+ * sync continues from there, so history is never re-announced as news.
+ */
+async function writeHistoryEnd(
+  conn: PgConnection, shopId: string, settings: DemoShopSettings, shop: ShopDefinition, timeline: OrderTimeline, sums: StockSums,
+): Promise<number> {
+  const endMs = timeline.historyEndMs;
+  const stock = new StockModel(settings.seed, shop, timeline);
+  const receipts = new CopyBuffer('stock_movements', MOVEMENT_COLUMNS);
+  const items = new CopyBuffer('stock_items', STOCK_ITEM_COLUMNS);
+  timeline.model.products.forEach((_, i) => {
+    for (const m of stock.receiptsBetween(i, null, endMs)) receipts.add(rowValues(movementRow(shopId, m), MOVEMENT_COLUMNS));
+    const item = stock.itemAt(i, endMs, { moved: sums.moved[i], reserved: sums.reserved[i], touchedMs: sums.touched[i] });
+    items.add(rowValues(stockItemRow(shopId, item), STOCK_ITEM_COLUMNS));
+  });
+  const receiptCount = await receipts.copyInto(conn);
+  await items.copyInto(conn);
+
+  const runs = searchConsoleRuns(settings.seed, shop, null, endMs, timeline.windowStartMs);
+  if (runs.length) {
+    const rows = runs.map((r) => searchConsoleRunRow(shopId, r));
+    const columns = Object.keys(rows[0]);
+    const buffer = new CopyBuffer('search_console_sync_runs', columns);
+    for (const row of rows) buffer.add(rowValues(row, columns));
+    await buffer.copyInto(conn);
+  }
+  const property = searchConsolePropertyRow(shopId, searchConsolePropertyAt(settings.seed, shop, endMs, timeline.windowStartMs));
+  const propertyColumns = Object.keys(property);
+  await conn.query(
+    `insert into search_console_properties (${propertyColumns.join(', ')}) values (${propertyColumns.map((_, i) => `$${i + 1}`).join(', ')})`,
+    rowValues(property, propertyColumns),
+  );
+
+  await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
+  for (const area of SYNC_AREAS) {
+    await conn.query('insert into sync_checkpoints (shop_id, area, through, events_from) values ($1, $2, $3, $3)', [shopId, area, new Date(endMs)]);
+  }
+  return receiptCount;
+}
+
+/**
+ * Loads one demo shop: if it already has orders or products nothing is written and the existing counts are returned;
+ * otherwise everything is generated and COPYed in one transaction. Safe to retry and to run twice at once (row lock on the shop).
+ */
+export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDataCounts> {
+  const shop = shopDefinition(input.shopCode);
+  const conn = (await db.client.acquireConnection()) as PgConnection;
+  let open = false;
+  try {
+    await conn.query('begin');
+    open = true;
+    // Only this transaction's commit matters for durability of a re-creatable demo load.
+    await conn.query('set local synchronous_commit = off');
+    const found = await conn.query<{ id: string; account_code: string }>(
+      `select s.id, a.code as account_code from shops s join accounts a on a.id = s.account_id
+        where s.account_id = $1 and s.code = $2 for update of s`,
+      [input.accountId, input.shopCode],
+    );
+    if (!found.rows.length) throw new Error(`Shop ${input.shopCode} of account ${input.accountId} does not exist; call ensureShops first`);
+    const shopId = String(found.rows[0].id);
+    const has = await conn.query<{ has: boolean }>(
+      'select exists(select 1 from orders where shop_id = $1) or exists(select 1 from products where shop_id = $1) as has', [shopId],
+    );
+    if (has.rows[0].has) {
+      const counts = await countShopData(conn, shopId);
+      await conn.query('commit');
+      open = false;
+      return counts;
+    }
+
+    const seed = shopSeed(input.seed, found.rows[0].account_code, input.shopCode);
+    const settings: DemoShopSettings = { seed, orders: input.orders, days: input.days, historyEnd: input.endDate.toISOString() };
+    const timeline = new OrderTimeline(seed, shop, input);
+    const endMs = timeline.historyEndMs;
+    const catalogueCounts = await writeCatalogue(conn, shopId, timeline.model.catalogue);
+    const totals = { orders: 0, items: 0, shipments: 0, trackingEvents: 0, documents: 0, claims: 0, stockMovements: 0 };
+    const products = timeline.model.products.length;
+    const sums: StockSums = { moved: new Array(products).fill(0), reserved: new Array(products).fill(0), touched: new Array(products).fill(0) };
+    const batchSize = input.batchSize ?? 10_000;
+    const orderIds = new IdReservation(conn, 'orders', Math.min(100_000, Math.max(1000, input.orders)));
+    const shipmentIds = new IdReservation(conn, 'shipments', Math.min(100_000, Math.max(1000, input.orders)));
+    const stream = timeline.plans(-Infinity, endMs)[Symbol.iterator]();
+
+    // Two-stage pipeline: while batch k is COPYed, batch k+1 is generated and encoded.
+    let inFlight: Promise<void> | null = null;
+    let reported = 0;
+    for (;;) {
+      const plans = await nextPlans(stream, batchSize);
+      if (!plans.length) break;
+      // Id reservation shares the connection, so it waits for the COPY in flight; chunked reservation keeps that rare.
+      const batch = await encodeBatch(shopId, plans, endMs, timeline, sums, orderIds, shipmentIds);
+      if (inFlight) await inFlight;
+      const writing = writeBatch(conn, batch).then((written) => {
+        totals.orders += written[0];
+        totals.items += written[1];
+        totals.shipments += written[2];
+        totals.trackingEvents += written[3];
+        totals.documents += written[4];
+        totals.claims += written[5];
+        totals.stockMovements += written[6];
+        // Progress about every 50k orders (and at the end), whatever the batch size.
+        if (Math.floor(totals.orders / 50_000) > reported || totals.orders === input.orders) {
+          reported = Math.floor(totals.orders / 50_000);
+          input.onProgress?.(totals.orders, input.orders);
+        }
+      });
+      // Marks the rejection as handled: it is awaited (and rethrown) before the next batch or at the end.
+      writing.catch(() => undefined);
+      inFlight = writing;
+    }
+    if (inFlight) await inFlight;
+    totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
+    await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
+    await conn.query('commit');
+    open = false;
+    return { ...totals, products: catalogueCounts.products, categories: catalogueCounts.categories };
+  } catch (err) {
+    if (open) await conn.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
+}
+
+/** Ensures one account spec and its shops exist; returns the account id. */
+export async function ensureDemoAccount(db: Db, spec: DemoAccountSpec): Promise<string> {
+  const accountId = await ensureAccount(db, { code: spec.code, name: spec.name, planCode: spec.planCode, timeZone: spec.timeZone });
+  await ensureShops(db, accountId, spec.shops);
+  return accountId;
+}
+
+/** Loads the demo tenant (`demo`, four shops) and the isolation tenant (`acme`, overlapping shop codes). */
+export async function loadDemoAccounts(
+  db: Db, input: { seed: number; endDate: Date; onShop?: (accountCode: string, shopCode: string, counts: ShopDataCounts) => void },
+): Promise<Array<{ accountCode: string; shopCode: string; counts: ShopDataCounts }>> {
+  const results: Array<{ accountCode: string; shopCode: string; counts: ShopDataCounts }> = [];
+  for (const spec of DEMO_ACCOUNTS) {
+    const accountId = await ensureDemoAccount(db, spec);
+    for (const shop of spec.shops) {
+      const counts = await loadShopData(db, { accountId, shopCode: shop.code, seed: input.seed, orders: spec.ordersPerShop, days: spec.days, endDate: input.endDate });
+      input.onShop?.(spec.code, shop.code, counts);
+      results.push({ accountCode: spec.code, shopCode: shop.code, counts });
+    }
+  }
+  return results;
+}
+
+/** Loads the benchmark tenant: account `bench`, shop `sk`, a million orders by default; progress every ~50k orders. */
+export async function loadBenchAccount(
+  db: Db, input: { seed: number; endDate: Date; orders?: number; onProgress?: (done: number, total: number) => void },
+): Promise<ShopDataCounts> {
+  const accountId = await ensureDemoAccount(db, BENCH_ACCOUNT);
+  return loadShopData(db, {
+    accountId, shopCode: BENCH_ACCOUNT.shops[0].code, seed: input.seed, orders: input.orders ?? BENCH_ACCOUNT.ordersPerShop,
+    days: BENCH_ACCOUNT.days, endDate: input.endDate, onProgress: input.onProgress,
+  });
+}

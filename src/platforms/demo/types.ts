@@ -1,0 +1,249 @@
+/** Shapes of the records the demo generator produces; money is in integer minor units (D4), times are Dates at ms precision. */
+import type { CarrierProfile, CountryCode, Currency, ShipmentStatus } from './catalogue.js';
+
+export interface GeneratedCategory {
+  guid: string;
+  name: string;
+  parentGuid: string | null;
+  position: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface GeneratedProduct {
+  code: string;
+  name: string;
+  ean: string;
+  plu: string | null;
+  categoryGuid: string;
+  currency: Currency;
+  priceWithVatMinor: number;
+  vatRate: number;
+  /** Current card purchase price without VAT; null when the shop does not know it. */
+  purchasePriceMinor: number | null;
+  active: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface GeneratedCarrier {
+  code: string;
+  name: string;
+  profiles: CarrierProfile[];
+  /** Stand-in for encrypted API credentials; exists so tests can prove it is never exposed. */
+  credentialsEncrypted: Buffer;
+  connectedAt: Date;
+}
+
+export interface GeneratedCatalogue {
+  categories: GeneratedCategory[];
+  products: GeneratedProduct[];
+  carriers: GeneratedCarrier[];
+}
+
+export interface GeneratedOrderItem {
+  lineNo: number;
+  productCode: string;
+  name: string;
+  quantity: number;
+  unitPriceWithVatMinor: number;
+  unitPriceWithoutVatMinor: number;
+  vatRate: number;
+  purchasePriceWithoutVatMinor: number | null;
+}
+
+export interface GeneratedTrackingEvent {
+  occurredAt: Date;
+  status: ShipmentStatus;
+  description: string;
+  location: string | null;
+  isDelivery: boolean;
+}
+
+export type ShipmentOutcome = 'delivered' | 'returned' | 'failed' | 'in_transit' | 'cancelled';
+
+export interface GeneratedShipment {
+  carrierCode: string;
+  trackingNumber: string;
+  country: CountryCode;
+  status: ShipmentStatus;
+  outcome: ShipmentOutcome;
+  createdAt: Date;
+  updatedAt: Date;
+  handedOverAt: Date | null;
+  /** Time of the first delivery tracking event (SPEC "shipping/stats"). */
+  deliveredAt: Date | null;
+  events: GeneratedTrackingEvent[];
+}
+
+export interface GeneratedCustomer {
+  firstName: string;
+  lastName: string;
+  company: string | null;
+  email: string;
+  phone: string;
+  street: string;
+  city: string;
+  zip: string;
+  country: CountryCode;
+}
+
+/** One entry of a status history: the status reached and when. */
+export interface StatusChange {
+  statusId: number;
+  at: Date;
+}
+
+/** What an order is, whatever its state: amounts, methods, customer and items (shared by the plan and the generated order). */
+export interface OrderContent {
+  code: string;
+  currency: Currency;
+  totalWithVatMinor: number;
+  totalWithoutVatMinor: number;
+  totalVatMinor: number;
+  shippingWithVatMinor: number;
+  /** EUR per unit of the order currency on the order day (D23), 6 decimals. */
+  eurRate: number;
+  paymentMethod: string;
+  shippingMethod: string;
+  variableSymbol: string;
+  customerEmailHash: string;
+  customer: GeneratedCustomer;
+  items: GeneratedOrderItem[];
+}
+
+export interface GeneratedOrder extends OrderContent {
+  createdAt: Date;
+  updatedAt: Date;
+  statusId: number;
+  statusName: string;
+  /** When the current status was reached. */
+  statusChangedAt: Date;
+  /** Every status the order has had so far, oldest first (the first is `New` at creation). */
+  statusHistory: StatusChange[];
+  paid: boolean;
+  paidAt: Date | null;
+  shipments: GeneratedShipment[];
+}
+
+export interface GenerateOptions {
+  orders: number;
+  days: number;
+  endDate: Date;
+}
+
+export type DocumentType = 'invoice' | 'proforma' | 'credit_note';
+
+/** An accounting document; once issued it does not change. Amounts of a credit note are negative. */
+export interface GeneratedDocument {
+  type: DocumentType;
+  code: string;
+  orderCode: string;
+  issuedAt: Date;
+  /** Tax date as a local calendar date; null for a proforma (D21). */
+  taxDate: string | null;
+  dueDate: string | null;
+  currency: Currency;
+  totalWithVatMinor: number;
+  totalWithoutVatMinor: number;
+  totalVatMinor: number;
+  variableSymbol: string;
+  customerEmailHash: string;
+  /** The invoice a credit note corrects. */
+  relatedCode: string | null;
+}
+
+export type ClaimType = 'withdrawal' | 'complaint';
+export type ClaimResolution = 'refund' | 'repair' | 'rejected';
+
+/** The goods the customer sends back for a claim: a return shipment belongs to the claim, never to `shipment.*`. */
+export interface GeneratedReturnShipment {
+  carrierCode: string;
+  trackingNumber: string;
+  status: 'CREATED' | 'DELIVERED';
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+export interface GeneratedClaim {
+  code: string;
+  orderCode: string;
+  type: ClaimType;
+  reason: string;
+  openedAt: Date;
+  updatedAt: Date;
+  statusId: number;
+  statusName: string;
+  statusChangedAt: Date;
+  statusHistory: StatusChange[];
+  closedAt: Date | null;
+  resolution: ClaimResolution | null;
+  currency: Currency;
+  /** Refunded amount with VAT, set once a refund is decided. */
+  refundWithVatMinor: number | null;
+  items: Array<{ lineNo: number; productCode: string; quantity: number }>;
+  returnShipment: GeneratedReturnShipment | null;
+  customerEmailHash: string;
+}
+
+export type StockMovementKind = 'receipt' | 'sale' | 'return';
+
+/** One stock movement of an item; `quantity` is signed (a sale is negative). */
+export interface GeneratedStockMovement {
+  id: string;
+  productCode: string;
+  kind: StockMovementKind;
+  quantity: number;
+  occurredAt: Date;
+  orderCode: string | null;
+  claimCode: string | null;
+}
+
+export type StockSource = 'balance' | 'product_card';
+
+/** Stock of one item as the shop reports it; a shop without a balance has only `quantity` (SPEC "Stock"). */
+export interface GeneratedStockItem {
+  code: string;
+  sku: string;
+  source: StockSource;
+  quantity: number;
+  physical: number | null;
+  reserved: number | null;
+  available: number | null;
+  updatedAt: Date;
+}
+
+export type SearchConsoleStatus = 'connected' | 'access_lost';
+
+/** One archive sync of the shop's search-console property. */
+export interface GeneratedSearchConsoleRun {
+  /** The local date of the run, unique per shop. */
+  key: string;
+  ranAt: Date;
+  status: 'completed' | 'failed';
+  property: string;
+  searchTypes: string[];
+  dataState: string;
+  finalDataThrough: string | null;
+  freshDataThrough: string | null;
+  daysUpserted: number;
+  revisedDates: string[];
+  syncVersion: number;
+  error: string | null;
+  errorCode: string | null;
+  lastSuccessfulSyncAt: Date | null;
+  retryAt: Date | null;
+}
+
+/** The connection of the shop's search-console property with its history of states. */
+export interface GeneratedSearchConsoleProperty {
+  property: string;
+  status: SearchConsoleStatus;
+  statusChangedAt: Date;
+  statusHistory: Array<{ status: SearchConsoleStatus; at: Date }>;
+  lastSyncAt: Date | null;
+  lastSuccessfulSyncAt: Date | null;
+  syncVersion: number | null;
+  finalDataThrough: string | null;
+  freshDataThrough: string | null;
+}

@@ -1,0 +1,100 @@
+/**
+ * The shop-platform adapter (D20): how the service reads a shop back-end's changes and applies the few writes it makes.
+ * Records use one neutral shape for every platform (money in integer minor units, ISO codes, Dates); an adapter for a
+ * real platform maps its API into them. The `demo` platform is the one that ships.
+ */
+import type {
+  GeneratedClaim, GeneratedDocument, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
+  GeneratedStockItem, GeneratedStockMovement,
+} from './demo/types.js';
+
+/** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console'] as const;
+export type SyncArea = (typeof SYNC_AREAS)[number];
+
+/** One connected shop as an adapter sees it. */
+export interface PlatformShop {
+  id: string;
+  accountCode: string;
+  code: string;
+  platform: string;
+  timeZone: string;
+  /** Platform-specific connection settings (for `demo`: seed and history window). */
+  settings: Record<string, unknown>;
+}
+
+export type PlatformOrder = Omit<GeneratedOrder, 'shipments'>;
+/** An outbound shipment; return shipments of claims are part of the claim, never a shipment. */
+export type PlatformShipment = GeneratedShipment & { orderCode: string };
+export type PlatformDocument = GeneratedDocument;
+export type PlatformClaim = GeneratedClaim;
+export type PlatformStockMovement = GeneratedStockMovement;
+export type PlatformStockItem = GeneratedStockItem;
+export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
+export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
+
+/** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
+export interface AreaRecords {
+  orders: PlatformOrder;
+  documents: PlatformDocument;
+  shipments: PlatformShipment;
+  claims: PlatformClaim;
+  /** Movements first, then the items' current figures. */
+  stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
+  /** Runs first, then the property's current connection. */
+  search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
+}
+
+export interface ChangeRequest {
+  /** Changes after this instant; null for a first read (backfill: everything the platform has). */
+  since: Date | null;
+  /** Changes up to and including this instant; records are returned as they stand at it. */
+  until: Date;
+  /** Where an interrupted read of the same (since, until) stopped: the `position` of the last batch applied. */
+  resume: string | null;
+  /** Records per batch (a batch may hold a few more, so that one order's records never span two batches). */
+  limit: number;
+}
+
+/** One batch of changes and the position after it; applying it and storing the position is one transaction. */
+export interface ChangeBatch<A extends SyncArea> {
+  records: Array<AreaRecords[A]>;
+  position: string;
+}
+
+export interface AvailabilityEntry {
+  id: string;
+  name: string;
+  meaning: 'in_stock' | 'backorder' | 'preorder' | 'out_of_stock';
+  onStockHours: number | null;
+  deliveryHours: number | null;
+}
+
+/** Texts of a product or category; a missing field is left as it is. */
+export type ContentTexts = Partial<Record<'description' | 'shortDescription' | 'descriptionBottom' | 'metaTitle' | 'metaDescription', string>>;
+
+export interface CouponInput {
+  code: string;
+  discountPercent: number;
+  validUntil: Date | null;
+}
+
+/** A shop back-end as the service uses it: read changes per data area; write what later issues need. */
+export interface ShopPlatformAdapter {
+  readonly platform: string;
+  readonly areas: readonly SyncArea[];
+  /** The shop's current time as the platform sees it (the `until` of a sync run). */
+  now(shop: PlatformShop): Date;
+  /** Changes of one area in (since, until], in batches, each with the position to resume after it. */
+  readChanges<A extends SyncArea>(shop: PlatformShop, area: A, request: ChangeRequest): AsyncIterable<ChangeBatch<A>>;
+  /** Writes availability dictionary entries; returns them as the shop stored them. */
+  writeAvailabilities(shop: PlatformShop, entries: AvailabilityEntry[]): Promise<AvailabilityEntry[]>;
+  /** Writes product texts; returns what the shop stored (it may strip markup). */
+  writeProductTexts(shop: PlatformShop, productCode: string, texts: ContentTexts): Promise<ContentTexts>;
+  /** Writes category texts; returns what the shop stored. */
+  writeCategoryTexts(shop: PlatformShop, categoryGuid: string, texts: ContentTexts): Promise<ContentTexts>;
+  /** Creates or replaces a coupon. */
+  saveCoupon(shop: PlatformShop, coupon: CouponInput): Promise<CouponInput>;
+  /** Removes a coupon; false when the shop had no such coupon. */
+  removeCoupon(shop: PlatformShop, code: string): Promise<boolean>;
+}
