@@ -1,0 +1,160 @@
+/**
+ * The remote MCP endpoint at /api/mcp and its OAuth 2.0 Protected Resource Metadata (RFC 9728).
+ *
+ * A request passes, in order: Origin check (403) → method check (405, before the credential, as REST) → JSON body
+ * (415/400) → credential for interface `mcp` (401 with a `resource_metadata` challenge) → header rules of the
+ * protocol revision (400) → the SDK's handler, which serves 2026-07-28 statelessly and the 2025 revisions through
+ * a per-request `initialize`-capable instance. No SQL and no business rule lives here.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
+import { allScopes } from '../../src/auth/scopes.js';
+import type { RunDeps } from '../../src/capabilities/run.js';
+import { loadConfig } from '../../src/config/index.js';
+import { AppError, toAppError } from '../../src/errors.js';
+import { logger } from '../../src/logger.js';
+import { authenticateRequest } from '../http/auth.js';
+import { sendError } from '../http/errors.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { checkRequestHeaders, jsonRpcError, JSONRPC, type TransportRejection } from './protocol.js';
+import { buildMcpServer, type McpCallContext } from './server.js';
+
+export const MCP_PATH = '/api/mcp';
+export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
+
+export interface McpOptions {
+  /** Origins (scheme://host[:port]) allowed besides the server's own; from MCP_ALLOWED_ORIGINS. */
+  allowedOrigins: readonly string[];
+  /** The public base URL (PUBLIC_BASE_URL); when unset it is taken from the request's Host. */
+  publicBaseUrl?: string;
+}
+
+export interface McpDeps extends RunDeps {
+  mcp?: McpOptions;
+}
+
+function optionsFrom(deps: McpDeps): McpOptions {
+  if (deps.mcp) return deps.mcp;
+  const config = loadConfig();
+  return { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL };
+}
+
+/** The base URL clients reach us at: PUBLIC_BASE_URL, or the scheme and Host of the request. */
+function baseUrl(req: Request, options: McpOptions): string {
+  return (options.publicBaseUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/$/, '');
+}
+
+/** RFC 9728 document for the MCP endpoint. The authorization server arrives with the OAuth issue; until then access keys are the credential. */
+export function protectedResourceMetadata(base: string) {
+  return {
+    resource: `${base}${MCP_PATH}`,
+    authorization_servers: [] as string[],
+    scopes_supported: [...allScopes],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Store-operations data service (MCP)',
+    resource_documentation: `${base}/api/v1/openapi.json`,
+  };
+}
+
+/** The `WWW-Authenticate` challenge of a 401 from /api/mcp (RFC 6750 + RFC 9728 `resource_metadata`). */
+export function bearerChallenge(base: string, error?: AppError): string {
+  const parts = [`resource_metadata="${base}${RESOURCE_METADATA_PATH}"`, `scope="${allScopes.join(' ')}"`];
+  if (error && error.code !== 'MISSING_CREDENTIALS') parts.unshift('error="invalid_token"', `error_description="${error.message.replace(/["\\]/g, "'")}"`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+/** Serves the metadata document at the RFC 9728 path for /api/mcp and, for clients that ask at the root, at the root. */
+export function createProtectedResourceMetadataRouter(deps: McpDeps): Router {
+  const options = optionsFrom(deps);
+  const router = express.Router();
+  const serve = (req: Request, res: Response) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.json(protectedResourceMetadata(baseUrl(req, options)));
+  };
+  router.get(RESOURCE_METADATA_PATH, serve);
+  router.get('/.well-known/oauth-protected-resource', serve);
+  return router;
+}
+
+function reject(res: Response, rejection: TransportRejection, headers: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.status(rejection.status).json(rejection.body);
+}
+
+const LOCALHOST_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * DNS-rebinding protection: a request carrying `Origin` must come from an allowed origin — the server's own public
+ * origin (PUBLIC_BASE_URL), a configured one (MCP_ALLOWED_ORIGINS) or, when no public URL is configured, a localhost
+ * origin. The Host header is not trusted for this: under DNS rebinding it names the attacker's domain.
+ * Requests without `Origin` (every non-browser client) pass.
+ */
+export function originAllowed(origin: string, options: McpOptions): boolean {
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  if (url.origin === 'null') return false;
+  if (options.allowedOrigins.includes(url.origin)) return true;
+  if (options.publicBaseUrl) return new URL(options.publicBaseUrl).origin === url.origin;
+  return LOCALHOST_NAMES.has(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:');
+}
+
+export function createMcpRouter(deps: McpDeps): Router {
+  const options = optionsFrom(deps);
+  const router = express.Router();
+  const contexts = new WeakMap<AuthInfo, McpCallContext>();
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const context = authInfo && contexts.get(authInfo);
+      // The router authenticates every request before the SDK; a request without a caller never gets here.
+      if (!context) throw new Error('MCP request reached the SDK without an authenticated caller');
+      return buildMcpServer(context, deps);
+    },
+    { legacy: 'stateless', onerror: (error) => logger.debug({ err: error }, 'mcp transport rejected or failed a request') },
+  );
+  // The SDK's own Node adapter: streams the response (JSON or SSE) back and cancels on client disconnect.
+  const nodeHandler = toNodeHandler(handler, { onerror: (error) => logger.error({ err: error }, 'mcp handler failed') });
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const origin = req.get('origin');
+    if (origin !== undefined && !originAllowed(origin, options)) {
+      return reject(res, { status: 403, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Forbidden: Origin ${origin} is not allowed to use this MCP server.`) });
+    }
+    // 2026-07-28 has POST only; 2025-era GET (SSE stream) and DELETE (session end) need sessions, which we do not keep.
+    if (req.method !== 'POST') {
+      return reject(res, { status: 405, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Method not allowed: ${req.method}. This MCP endpoint accepts POST only (stateless; no SSE stream, no sessions).`) }, { Allow: 'POST' });
+    }
+    if (!req.is('application/json')) {
+      return reject(res, { status: 415, body: jsonRpcError(JSONRPC.SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json.') });
+    }
+    next();
+  });
+
+  router.use(express.json({ limit: '1mb', strict: false }));
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const type = (err as { type?: string })?.type;
+    if (type === 'entity.parse.failed') return reject(res, { status: 400, body: jsonRpcError(JSONRPC.PARSE_ERROR, 'Parse error: the body is not valid JSON.') });
+    if (type === 'entity.too.large') return reject(res, { status: 413, body: jsonRpcError(JSONRPC.SERVER_ERROR, 'Payload too large: at most 1 MB.') });
+    next(err);
+  });
+
+  router.post('/', async (req: Request, res: Response) => {
+    const base = baseUrl(req, options);
+    let caller;
+    try {
+      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base));
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.status !== 401) throw error;
+      return sendError(res, req.requestId, new AppError(appError.code, appError.message, appError.details, { 'WWW-Authenticate': bearerChallenge(base, appError) }));
+    }
+
+    const checked = checkRequestHeaders({ protocolVersion: req.get('mcp-protocol-version'), method: req.get('mcp-method'), name: req.get('mcp-name') }, req.body);
+    if ('rejection' in checked) return reject(res, checked.rejection);
+
+    const authInfo: AuthInfo = { token: 'access-key', clientId: caller.credentialId, scopes: [...caller.scopes] };
+    contexts.set(authInfo, { caller, requestId: req.requestId });
+    await nodeHandler(Object.assign(req, { auth: authInfo }), res, req.body);
+  });
+
+  return router;
+}

@@ -1,0 +1,74 @@
+/**
+ * The MCP server of one request: a fresh McpServer holding exactly the tools the caller's scopes allow
+ * (a tool outside them does not exist for this client), each calling the same runner as REST.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
+import { projectRoot } from '../../src/config/projectRoot.js';
+import { callerMayUse, runCapability, type RunDeps } from '../../src/capabilities/run.js';
+import type { Caller } from '../../src/capabilities/context.js';
+import { toAppError } from '../../src/errors.js';
+import { logger } from '../../src/logger.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
+import { errorResult, structuredContent, textRendering, toolDefinitions, type ToolDefinition } from './tools.js';
+
+const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+export const SERVER_INFO = { name: 'store-operations-data-service', title: 'Store operations data', version } as const;
+
+const INSTRUCTIONS = [
+  'Read-only access to the orders, catalogue, shipping and account data of the client\'s online shops.',
+  'Call stores_list first: per-shop tools take the shop code as `market`.',
+  'Listing tools page by cursor: while `hasMore` is true, call again with `cursor` = `nextCursor` and the other arguments unchanged.',
+  'Prefer summary tools (e.g. shipping_stats) over adding up pages. Money is {amount: decimal string, currency}.',
+].join(' ');
+
+/** What the router hands over per request (through the SDK's pass-through authInfo). */
+export interface McpCallContext {
+  caller: Caller;
+  requestId: string;
+}
+
+/** The tools this caller may see, in the stable order of the registry (sorted by name). */
+export function toolsFor(caller: Caller): ToolDefinition[] {
+  return toolDefinitions.filter((tool) => callerMayUse(tool.capability, caller));
+}
+
+/** Runs one tool: the capability runner's business data as structuredContent + text, or the D3 error as isError. */
+export async function callTool(tool: ToolDefinition, args: unknown, context: McpCallContext, deps: RunDeps): Promise<CallToolResult> {
+  try {
+    const output = await runCapability(tool.capability, (args ?? {}) as Record<string, unknown>, context.caller, context.requestId, deps);
+    const content = structuredContent(tool.capability, output);
+    return { content: [{ type: 'text', text: textRendering(content) }], structuredContent: content, _meta: { requestId: context.requestId } };
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.code === 'INTERNAL_ERROR') logger.error({ err: error, tool: tool.name }, 'tool call failed');
+    return errorResult(appError, context.requestId);
+  }
+}
+
+/** Builds the per-request server. Tool lists depend on the credential, hence `cacheScope: private` on the cacheable results. */
+export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    cacheHints: {
+      'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
+      'server/discover': { ttlMs: 60_000, cacheScope: 'private' },
+      'prompts/list': { ttlMs: 0, cacheScope: 'private' },
+      'resources/list': { ttlMs: 0, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: 0, cacheScope: 'private' },
+      'resources/read': { ttlMs: 0, cacheScope: 'private' },
+    },
+  });
+  for (const tool of toolsFor(context.caller)) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations },
+      (args: unknown) => callTool(tool, args, context, deps),
+    );
+  }
+  return server;
+}
