@@ -1,0 +1,43 @@
+/** Stock: each movement the shop reports is stored once (by its id) and is one `inventory.stock_changed`; item figures follow. */
+import type { Knex } from 'knex';
+import type { AreaRecords } from '../../platforms/types.js';
+import type { EventSink } from '../events.js';
+import { bulkInsert } from '../bulk.js';
+import { movementRow, stockItemRow } from '../rows.js';
+import type { SyncShop } from '../shops.js';
+
+const FIGURES = ['source', 'quantity', 'physical', 'reserved', 'available'] as const;
+
+export async function applyStock(trx: Knex.Transaction, shop: SyncShop, records: Array<AreaRecords['stock']>, sink: EventSink): Promise<number> {
+  let written = 0;
+  const movements = records.flatMap((r) => (r.kind === 'movement' ? [r.movement] : []));
+  if (movements.length) {
+    const inserted = await bulkInsert<{ movement_id: string }>(trx, 'stock_movements', movements.map((m) => movementRow(shop.id, m)), {
+      ignoreConflictOn: ['shop_id', 'movement_id'], returning: ['movement_id'],
+    });
+    const fresh = new Set(inserted.map((r) => r.movement_id));
+    for (const m of movements) {
+      if (fresh.has(m.id)) sink.emit('inventory.stock_changed', m.productCode, { item_id: m.productCode, sku: m.productCode, kind: m.kind }, m.occurredAt);
+    }
+    written += inserted.length;
+  }
+  const items = records.flatMap((r) => (r.kind === 'item' ? [r.item] : []));
+  if (items.length) {
+    const stored = new Map<string, Record<string, unknown>>(
+      (await trx('stock_items').where({ shop_id: shop.id }).whereIn('code', items.map((i) => i.code)).select('id', 'code', ...FIGURES)).map((r) => [r.code, r]),
+    );
+    const fresh = [];
+    for (const item of items) {
+      const row = stockItemRow(shop.id, item);
+      const s = stored.get(item.code);
+      if (!s) fresh.push(row);
+      else if (FIGURES.some((f) => s[f] !== row[f])) {
+        await trx('stock_items').where({ id: s.id as string }).update(Object.fromEntries([...FIGURES, 'updated_at'].map((f) => [f, row[f]])));
+        written++;
+      }
+    }
+    await bulkInsert(trx, 'stock_items', fresh);
+    written += fresh.length;
+  }
+  return written;
+}

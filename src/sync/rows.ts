@@ -1,0 +1,107 @@
+/**
+ * Platform records as database rows, written once: the demo loader (COPY) and the sync (upserts) both use these, so
+ * a record loaded as history and the same record read by a later sync are byte-identical rows — a re-sync of
+ * unchanged data finds nothing to change.
+ */
+import { formatMinor } from '../platforms/demo/money.js';
+import type {
+  PlatformClaim, PlatformDocument, PlatformOrder, PlatformSearchConsoleProperty, PlatformSearchConsoleRun, PlatformShipment,
+  PlatformStockItem, PlatformStockMovement,
+} from '../platforms/types.js';
+import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
+
+/** A row as knex inserts it; a jsonb value is given as its JSON text, a text[] as an array of strings. */
+export type Row = Record<string, string | number | boolean | Date | null | string[]>;
+
+/** Values of a row in the order of `columns` (for COPY, where a text[] is written as an array literal). */
+export function rowValues(row: Row, columns: readonly string[]): Array<string | number | boolean | Date | null> {
+  return columns.map((c) => {
+    const v = row[c];
+    if (v === undefined) throw new Error(`Row has no column ${c}`);
+    return Array.isArray(v) ? `{${v.join(',')}}` : v;
+  });
+}
+
+export function orderRow(shopId: string, o: PlatformOrder): Row {
+  const c = o.customer;
+  return {
+    shop_id: shopId, code: o.code, created_at: o.createdAt, updated_at: o.updatedAt, status_id: o.statusId, status_name: o.statusName,
+    status_changed_at: o.statusChangedAt, paid: o.paid, paid_at: o.paidAt, currency: o.currency,
+    total_with_vat: formatMinor(o.totalWithVatMinor), total_without_vat: formatMinor(o.totalWithoutVatMinor), total_vat: formatMinor(o.totalVatMinor),
+    shipping_with_vat: formatMinor(o.shippingWithVatMinor), eur_rate: o.eurRate.toFixed(6), payment_method: o.paymentMethod,
+    shipping_method: o.shippingMethod, variable_symbol: o.variableSymbol, customer_email_hash: o.customerEmailHash,
+    customer_first_name: c.firstName, customer_last_name: c.lastName, customer_company: c.company, customer_email: c.email,
+    customer_phone: c.phone, customer_street: c.street, customer_city: c.city, customer_zip: c.zip, customer_country: c.country,
+  };
+}
+
+export function orderItemRows(orderId: string | number, o: PlatformOrder): Row[] {
+  return o.items.map((it) => ({
+    order_id: orderId, line_no: it.lineNo, product_code: it.productCode, name: it.name, quantity: it.quantity,
+    unit_price_with_vat: formatMinor(it.unitPriceWithVatMinor), unit_price_without_vat: formatMinor(it.unitPriceWithoutVatMinor),
+    vat_rate: it.vatRate, purchase_price_without_vat: it.purchasePriceWithoutVatMinor === null ? null : formatMinor(it.purchasePriceWithoutVatMinor),
+  }));
+}
+
+export function shipmentRow(shopId: string, s: PlatformShipment): Row {
+  return {
+    shop_id: shopId, order_code: s.orderCode, carrier_code: s.carrierCode, tracking_number: s.trackingNumber, country: s.country,
+    status: s.status, outcome: s.outcome, created_at: s.createdAt, updated_at: s.updatedAt, handed_over_at: s.handedOverAt, delivered_at: s.deliveredAt,
+  };
+}
+
+export function trackingEventRows(shipmentId: string | number, events: GeneratedTrackingEvent[]): Row[] {
+  return events.map((e) => ({
+    shipment_id: shipmentId, occurred_at: e.occurredAt, status: e.status, description: e.description, location: e.location, is_delivery: e.isDelivery,
+  }));
+}
+
+export function documentRow(shopId: string, d: PlatformDocument): Row {
+  return {
+    shop_id: shopId, type: d.type, code: d.code, order_code: d.orderCode, issued_at: d.issuedAt, tax_date: d.taxDate, due_date: d.dueDate,
+    currency: d.currency, total_with_vat: formatMinor(d.totalWithVatMinor), total_without_vat: formatMinor(d.totalWithoutVatMinor),
+    total_vat: formatMinor(d.totalVatMinor), variable_symbol: d.variableSymbol, customer_email_hash: d.customerEmailHash, related_code: d.relatedCode,
+  };
+}
+
+export function claimRow(shopId: string, c: PlatformClaim): Row {
+  const r = c.returnShipment;
+  return {
+    shop_id: shopId, code: c.code, order_code: c.orderCode, type: c.type, reason: c.reason, opened_at: c.openedAt, updated_at: c.updatedAt,
+    status_id: c.statusId, status_name: c.statusName, status_changed_at: c.statusChangedAt, closed_at: c.closedAt, resolution: c.resolution,
+    currency: c.currency, refund_with_vat: c.refundWithVatMinor === null ? null : formatMinor(c.refundWithVatMinor), items: JSON.stringify(c.items),
+    return_carrier_code: r?.carrierCode ?? null, return_tracking_number: r?.trackingNumber ?? null, return_status: r?.status ?? null,
+    return_created_at: r?.createdAt ?? null, return_delivered_at: r?.deliveredAt ?? null, customer_email_hash: c.customerEmailHash,
+  };
+}
+
+const quantity = (n: number | null) => (n === null ? null : n.toFixed(3));
+
+export function stockItemRow(shopId: string, i: PlatformStockItem): Row {
+  return {
+    shop_id: shopId, code: i.code, sku: i.sku, source: i.source, quantity: quantity(i.quantity), physical: quantity(i.physical),
+    reserved: quantity(i.reserved), available: quantity(i.available), updated_at: i.updatedAt,
+  };
+}
+
+export function movementRow(shopId: string, m: PlatformStockMovement): Row {
+  return {
+    shop_id: shopId, movement_id: m.id, item_code: m.productCode, kind: m.kind, quantity: quantity(m.quantity), occurred_at: m.occurredAt,
+    order_code: m.orderCode, claim_code: m.claimCode,
+  };
+}
+
+export function searchConsoleRunRow(shopId: string, r: PlatformSearchConsoleRun): Row {
+  return {
+    shop_id: shopId, run_key: r.key, ran_at: r.ranAt, status: r.status, property: r.property, search_types: r.searchTypes, data_state: r.dataState,
+    final_data_through: r.finalDataThrough, fresh_data_through: r.freshDataThrough, days_upserted: r.daysUpserted, revised_dates: r.revisedDates,
+    sync_version: r.syncVersion, error: r.error, error_code: r.errorCode, last_successful_sync_at: r.lastSuccessfulSyncAt, retry_at: r.retryAt,
+  };
+}
+
+export function searchConsolePropertyRow(shopId: string, p: PlatformSearchConsoleProperty): Row {
+  return {
+    shop_id: shopId, property: p.property, status: p.status, status_changed_at: p.statusChangedAt, last_sync_at: p.lastSyncAt,
+    last_successful_sync_at: p.lastSuccessfulSyncAt, sync_version: p.syncVersion, final_data_through: p.finalDataThrough, fresh_data_through: p.freshDataThrough,
+  };
+}

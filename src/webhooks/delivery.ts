@@ -1,0 +1,145 @@
+/**
+ * One delivery attempt (SPEC "Delivery behaviour"): checks the endpoint's state and plan, resolves and verifies the
+ * address, signs the stored body with a fresh timestamp, POSTs it, and logs the attempt and the delivery's new state
+ * in one transaction. Idempotent per (delivery, attempt number): an attempt already logged is never sent or logged
+ * again, so a retried activity cannot log twice (it may send twice if it crashed between POST and log — receivers
+ * de-duplicate by `event_id`, as SPEC asks).
+ */
+import type { Db } from '../db/knex.js';
+import { logger } from '../logger.js';
+import { verifyDestination, WebhookAddressError } from './addresses.js';
+import { webhooksEnabled } from './plan.js';
+import { postWebhook, type AttemptOutcome, type SendResult } from './http.js';
+import { decryptSecret } from './secrets.js';
+import { deliveryRequestHeaders } from './signature.js';
+import { PAUSE_AFTER_CONSECUTIVE_FAILURES, type WebhookSettings } from './settings.js';
+
+export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'SKIPPED';
+
+export interface AttemptInput {
+  deliveryId: string;
+  /** The attempt number, chosen by the workflow (1 for a new delivery; attempts continue after a manual retry). */
+  attempt: number;
+  /** The delay before the next attempt if this one fails, or null when this is the last scheduled attempt. */
+  retryDelayMs: number | null;
+}
+
+export interface AttemptResult {
+  /**
+   * `retry`: failed, attempts remain (the workflow waits `retryDelayMs`); `held`: not sent because the endpoint is
+   * paused or the plan has no webhooks (the workflow waits to be woken); `done`: the delivery reached `status`.
+   */
+  outcome: 'retry' | 'held' | 'done';
+  status: DeliveryStatus;
+  /** True when this failure brought an enabled endpoint to the pause threshold (the workflow tells the endpoint actor). */
+  pauseCheck: boolean;
+  httpStatus?: number | null;
+}
+
+const log = logger.child({ component: 'webhooks' });
+
+interface DeliveryRow {
+  id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  body: string;
+  event_id: string;
+  event_type: string;
+  manual_retry_at: Date | null;
+  endpoint_id: string;
+  account_id: string;
+  url: string;
+  state: 'enabled' | 'paused' | 'disabled';
+  deleted_at: Date | null;
+  secret_encrypted: Buffer;
+  consecutive_failures: number;
+}
+
+const pauseCheckFor = (state: string, failures: number) => state === 'enabled' && failures >= PAUSE_AFTER_CONSECUTIVE_FAILURES;
+
+/** Performs attempt `input.attempt` of a delivery, or reports why it is not made. */
+export async function attemptDelivery(db: Db, settings: WebhookSettings, input: AttemptInput): Promise<AttemptResult> {
+  const row: DeliveryRow | undefined = await db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select('d.id', 'd.status', 'd.attempts', 'd.body', 'd.event_id', 'd.event_type', 'd.manual_retry_at', 'd.endpoint_id',
+      'e.account_id', 'e.url', 'e.state', 'e.deleted_at', 'e.secret_encrypted', 'e.consecutive_failures')
+    .where('d.id', input.deliveryId).first();
+  if (!row) return { outcome: 'done', status: 'SKIPPED', pauseCheck: false };
+
+  const logged = await db('webhook_delivery_attempts').where({ delivery_id: row.id, attempt: input.attempt }).first('outcome', 'http_status');
+  if (logged) {
+    // Logged by an earlier execution of this activity: report what it decided, send nothing.
+    return { outcome: row.status === 'PENDING' ? 'retry' : 'done', status: row.status, pauseCheck: logged.outcome !== 'success' && pauseCheckFor(row.state, row.consecutive_failures), httpStatus: logged.http_status };
+  }
+  if (row.status !== 'PENDING') {
+    await db('webhook_deliveries').where({ id: row.id }).whereNotNull('held_since').update({ held_since: null });
+    return { outcome: 'done', status: row.status, pauseCheck: false };
+  }
+  if (row.deleted_at || row.state === 'disabled') {
+    const skipped = await db('webhook_deliveries').where({ id: row.id, status: 'PENDING' }).update({ status: 'SKIPPED', completed_at: db.fn.now(), next_attempt_at: null, held_since: null });
+    return { outcome: 'done', status: skipped ? 'SKIPPED' : (await currentStatus(db, row.id)), pauseCheck: false };
+  }
+  if (row.state === 'paused' || !(await webhooksEnabled(db, row.account_id))) {
+    // A fresh time each hold, so a wake-up for an older hold can never clear this one (dispatch.ts).
+    await db('webhook_deliveries').where({ id: row.id, status: 'PENDING' }).update({ held_since: db.raw('clock_timestamp()') });
+    return { outcome: 'held', status: 'PENDING', pauseCheck: false };
+  }
+
+  const attemptedAt = new Date();
+  let result: SendResult;
+  try {
+    const destination = await verifyDestination(row.url, settings, settings.resolve);
+    const secret = decryptSecret(settings.secretsKey, String(row.endpoint_id), row.secret_encrypted);
+    const headers = deliveryRequestHeaders({
+      eventType: row.event_type, eventId: row.event_id, deliveryId: String(row.id), secret, body: row.body, timestamp: Math.floor(Date.now() / 1000),
+    });
+    result = await postWebhook({ url: destination.url, hostname: destination.hostname, addresses: destination.addresses, headers, body: row.body, timeoutMs: settings.timeoutMs });
+  } catch (error) {
+    if (!(error instanceof WebhookAddressError)) throw error;
+    // A temporary DNS failure is retried like a connection error; any other address refusal is persistent.
+    result = { outcome: error.retryable ? 'connection_error' : 'address_rejected', httpStatus: null, error: error.message, durationMs: Date.now() - attemptedAt.getTime() };
+  }
+  return recordAttempt(db, row, input, attemptedAt, result);
+}
+
+async function currentStatus(db: Db, id: string): Promise<DeliveryStatus> {
+  return (await db('webhook_deliveries').where({ id }).first('status')).status;
+}
+
+const persistent: AttemptOutcome[] = ['redirect', 'address_rejected'];
+
+/** Logs the attempt and moves the delivery and the endpoint's failure count, once per attempt number. */
+async function recordAttempt(db: Db, row: DeliveryRow, input: AttemptInput, attemptedAt: Date, result: SendResult): Promise<AttemptResult> {
+  const success = result.outcome === 'success';
+  const final = success || persistent.includes(result.outcome) || row.manual_retry_at !== null || input.retryDelayMs === null;
+  const status: DeliveryStatus = success ? 'SENT' : final ? 'FAILED' : 'PENDING';
+  const outcome = await db.transaction(async (trx) => {
+    const inserted = await trx('webhook_delivery_attempts').insert({
+      delivery_id: row.id, attempt: input.attempt, outcome: result.outcome, http_status: result.httpStatus, error: result.error,
+      attempted_at: attemptedAt, duration_ms: result.durationMs,
+    }).onConflict(['delivery_id', 'attempt']).ignore().returning('id');
+    if (inserted.length === 0) return null;
+    // A delivery skipped while this attempt was under way stays SKIPPED unless the receiver took it (then it was sent).
+    const moved = await trx('webhook_deliveries').where({ id: row.id }).where((w) => (success ? w.whereIn('status', ['PENDING', 'SKIPPED']) : w.where('status', 'PENDING'))).update({
+      status, attempts: input.attempt, last_attempt_at: attemptedAt, last_http_status: result.httpStatus, held_since: null,
+      next_attempt_at: status === 'PENDING' ? new Date(attemptedAt.getTime() + (input.retryDelayMs ?? 0)) : null,
+      completed_at: status === 'PENDING' ? null : trx.fn.now(),
+    });
+    const [endpoint] = await trx('webhook_endpoints').where({ id: row.endpoint_id })
+      .update({ consecutive_failures: success ? 0 : trx.raw('consecutive_failures + 1') }).returning(['consecutive_failures', 'state']);
+    return { status: moved ? status : await currentStatus(trx, row.id), failures: endpoint.consecutive_failures as number, state: endpoint.state as string };
+  });
+  if (!outcome) {
+    // Another execution logged this attempt first; report the state it left.
+    const now = await currentStatus(db, row.id);
+    return { outcome: now === 'PENDING' ? 'retry' : 'done', status: now, pauseCheck: false, httpStatus: result.httpStatus };
+  }
+  if (!success) {
+    log.info({ deliveryId: row.id, endpointId: row.endpoint_id, eventId: row.event_id, attempt: input.attempt, outcome: result.outcome, httpStatus: result.httpStatus, status: outcome.status }, 'webhook attempt failed');
+  }
+  return {
+    outcome: outcome.status === 'PENDING' ? 'retry' : 'done',
+    status: outcome.status,
+    pauseCheck: !success && pauseCheckFor(outcome.state, outcome.failures),
+    httpStatus: result.httpStatus,
+  };
+}

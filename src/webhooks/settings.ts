@@ -1,0 +1,37 @@
+/** The webhook delivery rules' numbers (SPEC "Limits", D14, D17) and the settings a worker delivers with. */
+import type { Config } from '../config/index.js';
+import type { Secrets } from '../secrets.js';
+import { systemResolver, type Resolver } from './addresses.js';
+
+/** SPEC: retries after 1, 5, 15, 60 and 240 minutes; six attempts in total. */
+export const DEFAULT_RETRY_SCHEDULE_MS = [1, 5, 15, 60, 240].map((minutes) => minutes * 60_000);
+/** SPEC: the receiver must answer 2xx within 10 seconds. */
+export const RECEIVER_TIMEOUT_MS = 10_000;
+/** D14: paused after 30 consecutive failed attempts … */
+export const PAUSE_AFTER_CONSECUTIVE_FAILURES = 30;
+/** … or more than 5,000 pending deliveries. */
+export const PAUSE_ABOVE_PENDING = 5_000;
+/** SPEC: delivery log retention. */
+export const LOG_RETENTION_DAYS = 30;
+
+export interface WebhookSettings {
+  /** AES-256-GCM key of the endpoint secrets (D18). */
+  secretsKey: Buffer;
+  /** D17: loopback over http allowed (never in production). */
+  allowLoopback: boolean;
+  /** Delays between attempts; attempts = delays + 1. */
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  resolve: Resolver;
+}
+
+/** The settings of the configuration (entry points); tests build their own (short time-outs, their own DNS). */
+export function webhookSettings(config: Config, secrets: Secrets): WebhookSettings {
+  return {
+    secretsKey: secrets.secretsKey,
+    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
+    retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE_MS,
+    timeoutMs: RECEIVER_TIMEOUT_MS,
+    resolve: systemResolver,
+  };
+}
