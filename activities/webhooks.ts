@@ -1,0 +1,110 @@
+/**
+ * Webhook activities: thin wrappers over src/webhooks (attempt, pause, dispatch, retention) that add what only a
+ * worker has — the Temporal client (Context.current().client) and the task queue the workflows run on. Every activity
+ * is idempotent: attempts are keyed by number, dispatch by (event, endpoint), pausing under a row lock.
+ */
+import { Context } from '@temporalio/activity';
+import { loadConfig } from '../src/config/index.js';
+import type { Db } from '../src/db/knex.js';
+import { logger } from '../src/logger.js';
+import { loadSecrets } from '../src/secrets.js';
+import { webhookWorkflowsClient } from '../src/temporal/webhooks.js';
+import { attemptDelivery, type AttemptInput, type AttemptResult } from '../src/webhooks/delivery.js';
+import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries } from '../src/webhooks/dispatch.js';
+import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
+import { purgeDeliveryLog } from '../src/webhooks/retention.js';
+import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings.js';
+
+export interface WebhookActivityDeps {
+  db: Db;
+  /** Delivery settings; when absent they come from the configuration on first use. */
+  webhooks?: WebhookSettings;
+  /** How long the dispatcher waits when it found nothing to do (default 100 ms). */
+  dispatcherIdleMs?: number;
+}
+
+const log = logger.child({ component: 'webhooks' });
+
+/** Builds the webhook activities bound to their dependencies. */
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  let settings = deps.webhooks;
+  const getSettings = (): WebhookSettings => {
+    if (!settings) {
+      const config = loadConfig();
+      settings = webhookSettings(config, loadSecrets(config));
+    }
+    return settings;
+  };
+  const temporal = () => webhookWorkflowsClient(Context.current().client, Context.current().info.taskQueue, getSettings().retryScheduleMs);
+
+  return {
+    /** Makes one attempt of a delivery (or reports why not: done, held); idempotent per attempt number. */
+    async attemptWebhookDelivery(input: AttemptInput): Promise<AttemptResult> {
+      return attemptDelivery(deps.db, getSettings(), input);
+    },
+
+    /** Tells the endpoint's actor to look at its pause limits (starting the actor if it does not run). */
+    async requestEndpointCheck(input: { endpointId: string }): Promise<void> {
+      await temporal().checkEndpoint(input.endpointId);
+    },
+
+    /** Pauses the endpoint with a notification if it is over a limit (D14, D16). */
+    async pauseEndpointIfOverLimits(input: { endpointId: string }): Promise<{ paused: boolean; reason: string | null }> {
+      const result = await pauseIfOverLimits(deps.db, input.endpointId);
+      return { paused: result.paused, reason: result.reason };
+    },
+
+    /**
+     * After a person's change: wakes the endpoint's held deliveries (re-enabled: they are delivered now; disabled or
+     * deleted: their workflows see SKIPPED and end). Returns the endpoint's state.
+     */
+    async followEndpointChange(input: { endpointId: string }): Promise<'enabled' | 'paused' | 'disabled' | 'deleted'> {
+      const workflows = temporal();
+      for (;;) {
+        Context.current().heartbeat();
+        if ((await wakeHeldDeliveries(deps.db, workflows, { endpointId: input.endpointId })) === 0) break;
+      }
+      return endpointState(deps.db, input.endpointId);
+    },
+
+    /**
+     * The dispatcher loop for `runForMs`: dispatches outbox events into deliveries, asks the actors of endpoints over
+     * 5,000 pending to check, starts workflows for pending deliveries without one, and wakes held deliveries whose
+     * endpoint may send again. Heartbeats every round; ends early when the worker shuts down.
+     */
+    async runWebhookDispatcher(input: { runForMs: number }): Promise<{ events: number; deliveries: number; started: number; woken: number }> {
+      const ctx = Context.current();
+      const workflows = temporal();
+      const totals = { events: 0, deliveries: 0, started: 0, woken: 0 };
+      const until = Date.now() + input.runForMs;
+      while (Date.now() < until) {
+        ctx.heartbeat(totals);
+        if (ctx.cancellationSignal.aborted) break;
+        const dispatched = await dispatchOutboxBatch(deps.db);
+        for (const endpointId of dispatched.overPendingLimit) await workflows.checkEndpoint(endpointId);
+        const started = await startPendingDeliveries(deps.db, workflows);
+        const woken = await wakeHeldDeliveries(deps.db, workflows);
+        totals.events += dispatched.events;
+        totals.deliveries += dispatched.deliveries;
+        totals.started += started;
+        totals.woken += woken;
+        if (dispatched.events === 0 && started === 0 && woken === 0) {
+          try {
+            await ctx.sleep(deps.dispatcherIdleMs ?? 100);
+          } catch {
+            break;
+          }
+        }
+      }
+      if (totals.events > 0) log.debug(totals, 'webhook dispatcher round');
+      // On cancellation (worker shutdown) fail this run, so the workflow runs the dispatcher again on a live worker.
+      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new Error('dispatcher cancelled');
+      return totals;
+    },
+
+    /** Removes delivery log entries older than 30 days. */
+    async purgeWebhookLog(): Promise<{ attempts: number; deliveries: number }> {
+      return purgeDeliveryLog(deps.db);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * One webhook delivery through its states (SPEC "Webhook delivery"), ID `webhook-delivery-<deliveryId>`. Postgres holds
+ * the state; this workflow owns the timers: it asks for an attempt, waits the retry delay (1, 5, 15, 60, 240 minutes by
+ * default) after a failure, and waits to be woken while the endpoint is paused or the plan has no webhooks.
+ */
+import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { DeliveryStatus } from '../src/webhooks/delivery.js';
+import { webhookSignals } from '../src/temporal/constants.js';
+
+/**
+ * The attempt runs as a local activity: no activity task travels through the server, which about halves the server
+ * round trips per delivery. If the worker dies during an attempt, the workflow task times out and another worker
+ * runs the attempt again (idempotent per attempt number).
+ */
+const { attemptWebhookDelivery } = proxyLocalActivities<Activities>({
+  // An attempt is at most 10 s of HTTP plus DNS and two short transactions.
+  startToCloseTimeout: '30 seconds',
+  // Only infrastructure failures (database, crash) come here; they are retried until they pass: nothing is lost.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+const { requestEndpointCheck } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+export const wakeSignal = defineSignal(webhookSignals.wake);
+
+/** While held, look again this often even without a wake-up (a safety net; wake-ups normally come at once). */
+const HOLD_RECHECK = '1 hour';
+
+export interface WebhookDeliveryInput {
+  deliveryId: string;
+  endpointId: string;
+  /** The first attempt number of this run: 1 for a new delivery, more after a manual retry or a continue-as-new. */
+  firstAttempt: number;
+  /** Delays between attempts in ms; attempts = delays + 1 (D17 allows shorter ones outside production). */
+  retryScheduleMs: number[];
+}
+
+/** Delivers one delivery until it is SENT, FAILED or SKIPPED; returns that status. */
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<DeliveryStatus> {
+  let woken = false;
+  setHandler(wakeSignal, () => {
+    woken = true;
+  });
+  let attempt = input.firstAttempt;
+  for (;;) {
+    const retryDelayMs = input.retryScheduleMs[attempt - 1] ?? null;
+    const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, retryDelayMs });
+    if (result.pauseCheck) await requestEndpointCheck({ endpointId: input.endpointId });
+    if (result.outcome === 'done') return result.status;
+    if (result.outcome === 'retry') {
+      await sleep(retryDelayMs ?? 0);
+      attempt++;
+    } else {
+      await condition(() => woken, HOLD_RECHECK);
+      woken = false;
+    }
+    // A delivery held for weeks loops once an hour: keep the history short.
+    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 2_000) {
+      await continueAsNew<typeof webhookDeliveryWorkflow>({ ...input, firstAttempt: attempt });
+    }
+  }
+}
