@@ -1,0 +1,29 @@
+/** `shops list|remove|restore`: connect and disconnect shops (their sync Schedules follow within a minute, P20). */
+import { parseArgs } from 'node:util';
+import type { Db } from '../db/knex.js';
+import { findAccountByCode } from '../queries/shops.js';
+import { print, UsageError } from './output.js';
+
+export const shopsUsage = `  shops list [--account CODE]
+  shops remove CODE [--account CODE]    (its sync Schedule is deleted; data and events stay)
+  shops restore CODE [--account CODE]
+`;
+
+export async function shopsCommand(db: Db, argv: string[]): Promise<void> {
+  const [action, ...rest] = argv;
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { account: { type: 'string', default: 'demo' }, json: { type: 'boolean', default: false } } });
+  const account = await findAccountByCode(db, values.account!);
+  if (!account) throw new UsageError(`No account \`${values.account}\`.`);
+  const json = values.json!;
+  if (action === 'list') {
+    const shops = await db('shops as s').where('s.account_id', account.id).orderBy('s.code').select('s.code', 's.name', 's.platform', 's.removed_at', 's.last_synced_at');
+    print(json, { shops }, shops.map((s) => `${s.code.padEnd(6)} ${s.platform.padEnd(6)} ${s.removed_at ? 'removed' : 'live   '} last sync ${s.last_synced_at?.toISOString() ?? '-'}  ${s.name}`).join('\n'));
+    return;
+  }
+  if (action !== 'remove' && action !== 'restore') throw new UsageError(shopsUsage);
+  const code = positionals[0];
+  if (!code) throw new UsageError(`shops ${action} CODE`);
+  const updated = await db('shops').where({ account_id: account.id, code }).update({ removed_at: action === 'remove' ? new Date() : null });
+  if (!updated) throw new UsageError(`No shop \`${code}\` in account \`${account.code}\`.`);
+  print(json, { code, removed: action === 'remove' }, `Shop ${code} ${action === 'remove' ? 'removed' : 'restored'}; its sync Schedule follows within a minute.`);
+}

@@ -1,0 +1,100 @@
+/** `npm start`: everything in one process on embedded defaults — Postgres, Temporal, migrations, demo data, worker, HTTP. */
+import http from 'node:http';
+import { createApp } from '../../api/app.js';
+import { ConfigError, loadConfig } from '../config/index.js';
+import { createDb, migrateLatest } from '../db/knex.js';
+import { databaseIsEmpty, runDemoDataWorkflow } from '../demoData.js';
+import { logger } from '../logger.js';
+import { ensurePostgres, ensureTemporal } from '../runtime.js';
+import { loadSecrets } from '../secrets.js';
+import { createWorker } from '../temporal/worker.js';
+import { TASK_QUEUE } from '../temporal/constants.js';
+import { ensureSyncSchedules } from '../sync/schedules.js';
+import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
+import { webhookSettings } from '../webhooks/settings.js';
+import { Client, Connection } from '@temporalio/client';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err) => logger.warn({ err }, 'stop failed'));
+  };
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'stopping');
+      void stopAll().then(() => process.exit(0));
+    });
+  }
+  try {
+    const postgres = await ensurePostgres(config);
+    stops.push(postgres.stop);
+    const db = createDb(postgres.value);
+    stops.push(() => db.destroy());
+    await migrateLatest(db);
+
+    const temporal = await ensureTemporal(config);
+    stops.push(temporal.stop);
+    const secrets = loadSecrets(config);
+    const { worker, connection } = await createWorker({ db, temporalAddress: temporal.value.address, namespace: config.TEMPORAL_NAMESPACE, webhooks: webhookSettings(config, secrets), demoClockSpeed: config.DEMO_CLOCK_SPEED });
+    const running = worker.run();
+    stops.push(async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    });
+
+    // The outbox dispatcher and the delivery-log retention Schedule (both idempotent to start).
+    const clientConnection = await Connection.connect({ address: temporal.value.address });
+    await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
+    await clientConnection.close();
+
+    if (config.DEMO_DATA && (await databaseIsEmpty(db))) {
+      logger.info('loading demo data (workflow demo-data-load-demo)');
+      await runDemoDataWorkflow({ temporalAddress: temporal.value.address, namespace: config.TEMPORAL_NAMESPACE, seed: config.DEMO_SEED, endDate: new Date() });
+    }
+
+    // One sync Schedule per live shop (sync-<account>-<shop>); a reconciliation Schedule keeps them in step with the shops.
+    const syncConnection = await Connection.connect({ address: temporal.value.address });
+    try {
+      const schedules = await ensureSyncSchedules(new Client({ connection: syncConnection, namespace: config.TEMPORAL_NAMESPACE }), db, { taskQueue: TASK_QUEUE, intervalMs: config.SYNC_INTERVAL });
+      logger.info({ created: schedules.created, replaced: schedules.replaced, deleted: schedules.deleted, kept: schedules.kept.length }, 'shop sync schedules ready');
+    } finally {
+      await syncConnection.close();
+    }
+
+    const app = createApp({ db, cursorSecret: secrets.cursorSecret, now: () => new Date() });
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+    stops.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+    const lines = [
+      '',
+      'Store-operations data service is running.',
+      `  REST API     ${base}/api/v1   (contract: ${base}/api/v1/openapi.json)`,
+      `  MCP server   ${base}/api/mcp`,
+      `  Temporal UI  ${temporal.value.uiUrl ?? `(external Temporal at ${temporal.value.address})`}`,
+      `  Shop sync    every ${config.SYNC_INTERVAL / 1000} s per shop (Schedules sync-<account>-<shop>), demo clock x${config.DEMO_CLOCK_SPEED}`,
+      '',
+      'Get an access key (shown once):',
+      '  npm run cli -- keys create --name my-key --scopes all --interfaces rest,mcp --shops all',
+      `Then: curl -H "Authorization: Bearer sk_..." "${base}/api/v1/orders?market=sk&limit=2"`,
+      'Press Ctrl-C to stop everything started here.',
+      '',
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } catch (error) {
+    await stopAll();
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    logger.fatal({ err: error }, 'start-up failed');
+    process.exit(1);
+  }
+}
+
+void main();

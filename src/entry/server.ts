@@ -1,0 +1,19 @@
+/** Production entry: the HTTP server only (Postgres and Temporal are external). */
+import http from 'node:http';
+import { createApp } from '../../api/app.js';
+import { loadConfig } from '../config/index.js';
+import { createDb } from '../db/knex.js';
+import { logger } from '../logger.js';
+import { loadSecrets } from '../secrets.js';
+
+const config = loadConfig();
+if (!config.DATABASE_URL) {
+  process.stderr.write('DATABASE_URL is required for the API process (npm start runs everything embedded).\n');
+  process.exit(2);
+}
+const db = createDb(config.DATABASE_URL);
+const app = createApp({ db, cursorSecret: loadSecrets(config).cursorSecret, now: () => new Date() });
+const server = http.createServer(app).listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, 'api listening'));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => server.close(() => void db.destroy().then(() => process.exit(0))));
+}

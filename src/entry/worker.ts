@@ -1,0 +1,29 @@
+/** Production entry: a Temporal worker only (Postgres and Temporal are external). */
+import { loadConfig } from '../config/index.js';
+import { createDb } from '../db/knex.js';
+import { logger } from '../logger.js';
+import { loadSecrets } from '../secrets.js';
+import { createWorker } from '../temporal/worker.js';
+import { TASK_QUEUE } from '../temporal/constants.js';
+import { ensureSyncSchedules } from '../sync/schedules.js';
+import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
+import { webhookSettings } from '../webhooks/settings.js';
+import { Client, Connection } from '@temporalio/client';
+
+const config = loadConfig();
+if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
+  process.stderr.write('DATABASE_URL and TEMPORAL_ADDRESS are required for the worker process (npm start runs everything embedded).\n');
+  process.exit(2);
+}
+const db = createDb(config.DATABASE_URL);
+const { worker, connection } = await createWorker({ db, temporalAddress: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, webhooks: webhookSettings(config, loadSecrets(config)), demoClockSpeed: config.DEMO_CLOCK_SPEED });
+// Every worker ensures the outbox dispatcher and the retention Schedule exist (idempotent; one of each runs).
+const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
+// And one sync Schedule per live shop, kept in step with the shops (idempotent).
+await ensureSyncSchedules(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), db, { taskQueue: TASK_QUEUE, intervalMs: config.SYNC_INTERVAL });
+await clientConnection.close();
+logger.info('worker running');
+await worker.run();
+await connection.close();
+await db.destroy();
