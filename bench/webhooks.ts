@@ -1,0 +1,233 @@
+/**
+ * `npm run bench:webhooks`: outbound webhooks end to end on a real Postgres and a real Temporal dev server.
+ * 0. Latency: BENCH_SINGLE events (default 20) one at a time, event to receipt, without queueing.
+ * 1. Fan-out: BENCH_EVENTS events (default 1,000) to BENCH_RECEIVERS local receivers (default 4) through the whole path
+ *    (outbox → dispatcher → delivery workflow → signed POST): deliveries per second, p50/p99 from event to receipt;
+ *    beside it, in the same run, the same number of signed POSTs in a plain loop with the worker's concurrency (the
+ *    ceiling), and the ratio.
+ * 2. Retry timers: BENCH_RETRIES deliveries (default 5,000) whose first attempt fails, retried after
+ *    WEBHOOK_RETRY_SCHEDULE (default 5s here): how late the retry arrives after its timer was due.
+ * Uses its own database (created and dropped on the embedded Postgres or DATABASE_URL's server) and an in-memory
+ * Temporal dev server (or TEMPORAL_ADDRESS).
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import { Agent, request } from 'undici';
+import { loadConfig } from '../src/config/index.js';
+import { createDb, migrateLatest, type Db } from '../src/db/knex.js';
+import { findFreePort } from '../src/infra/ports.js';
+import { startTemporalDevServer } from '../src/infra/temporalDevServer.js';
+import { ensurePostgres } from '../src/runtime.js';
+import { workflowIds } from '../src/temporal/constants.js';
+import { ensureWebhookWorkflows } from '../src/temporal/webhooks.js';
+import { createWorker } from '../src/temporal/worker.js';
+import { systemResolver } from '../src/webhooks/addresses.js';
+import { createEndpoint } from '../src/webhooks/endpoints.js';
+import { signatureHeader } from '../src/webhooks/signature.js';
+import { percentile } from './lib.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
+const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 4);
+const RETRIES = Number(process.env.BENCH_RETRIES ?? 5000);
+const SINGLE = Number(process.env.BENCH_SINGLE ?? 20);
+/** The worker runs at most this many attempts at once (the SDK's default activity concurrency); the loop matches it. */
+const CONCURRENCY = 100;
+/** Retry deliveries are spread over endpoints of 25 each, so no endpoint reaches 30 failures in a row and pauses. */
+const RETRY_EVENTS = 25;
+
+interface Receipt { at: number; eventId: string; status: number }
+
+/** A receiver that verifies every signature (counting failures) and records when each event arrived. */
+async function startReceiver(reply: (deliveryId: string) => number) {
+  const secrets = new Map<string, string>();
+  const receipts: Receipt[] = [];
+  let badSignatures = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const secret = secrets.get(req.url ?? '');
+      const timestamp = String(req.headers['x-service-timestamp']);
+      const expected = secret ? Buffer.from(signatureHeader(secret, Number(timestamp), raw.toString('utf8'))) : Buffer.alloc(0);
+      const given = Buffer.from(String(req.headers['x-service-signature'] ?? ''));
+      if (!secret || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) badSignatures++;
+      const eventId = String(req.headers['x-service-event-id']);
+      const status = reply(String(req.headers['x-service-delivery']));
+      receipts.push({ at: performance.timeOrigin + performance.now(), eventId, status });
+      res.writeHead(status).end();
+    });
+  });
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, secrets, receipts, bad: () => badSignatures, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function waitFor(what: string, predicate: () => Promise<boolean> | boolean, timeoutMs = 600_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Records `count` events of `type` in one statement (a burst), returning event_id → the time it was committed. */
+async function burst(db: Db, accountId: string, shop: { id: string; code: string }, type: string, count: number): Promise<Map<string, number>> {
+  const rows = await db.raw(`
+    insert into outbox_events (event_id, account_id, shop_id, store, event_type, resource_type, resource_id, data, occurred_at)
+    select gen_random_uuid(), ?, ?, ?, ?, 'order', 'BW' || n, jsonb_build_object('order_code', 'BW' || n), now()
+    from generate_series(1, ?) as n returning event_id`, [accountId, shop.id, shop.code, type, count]);
+  const committed = performance.timeOrigin + performance.now();
+  return new Map(rows.rows.map((r: { event_id: string }) => [r.event_id, committed]));
+}
+
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+async function main() {
+  const config = loadConfig();
+  const postgres = await ensurePostgres(config);
+  const adminUrl = new URL(postgres.value);
+  adminUrl.pathname = '/postgres';
+  const dbName = `bench_webhooks_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`create database ${dbName}`);
+  const dbUrl = new URL(postgres.value);
+  dbUrl.pathname = `/${dbName}`;
+  const db = createDb(dbUrl.toString(), { max: 20 });
+  const temporal = config.TEMPORAL_ADDRESS
+    ? { address: config.TEMPORAL_ADDRESS, stop: async () => {} }
+    : await startTemporalDevServer({ dbFile: null, port: await findFreePort(), uiPort: null, namespace: 'default' });
+  const connection = await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection, namespace: 'default' });
+  const taskQueue = `bench-webhooks-${process.pid}`;
+  const retryScheduleMs = config.WEBHOOK_RETRY_SCHEDULE ?? [5_000];
+  const settings = { secretsKey: crypto.randomBytes(32), allowLoopback: true, retryScheduleMs, timeoutMs: 10_000, resolve: systemResolver };
+  const { worker, connection: workerConnection } = await createWorker({ db, temporalAddress: temporal.address, namespace: 'default', taskQueue, webhooks: settings });
+  const running = worker.run();
+  const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
+  try {
+    await migrateLatest(db);
+    const [account] = await db('accounts').insert({ code: 'benchhooks', name: 'Webhook bench', plan_code: 'custom', time_zone: 'Europe/Bratislava' }).returning('id');
+    const [shop] = await db('shops').insert({ account_id: account.id, code: 'sk', name: 'Bench SK', platform: 'demo', currency: 'EUR', country: 'SK', language: 'sk', time_zone: 'Europe/Bratislava', base_url: 'https://bench.example' }).returning(['id', 'code']);
+    const accountId = String(account.id);
+    const shopRef = { id: String(shop.id), code: shop.code as string };
+    const endpointDeps = { secretsKey: settings.secretsKey, allowLoopback: true, resolve: systemResolver };
+
+    // 1. Fan-out, then the plain loop to the same receivers.
+    for (let i = 0; i < RECEIVERS; i++) receivers.push(await startReceiver(() => 200));
+    for (const [i, r] of receivers.entries()) {
+      const created = await createEndpoint(db, endpointDeps, { accountId, name: `fan-out ${i}`, url: `${r.base}/fan-out`, events: ['order.created'], shops: 'all', createdBy: 'bench' });
+      r.secrets.set('/fan-out', created.secret);
+    }
+    await ensureWebhookWorkflows(client, taskQueue, { retentionSchedule: false });
+
+    // 0. One event at a time on an idle system: the latency of the path itself, without queueing.
+    const single: number[] = [];
+    for (let i = 0; i < SINGLE; i++) {
+      const sent = await burst(db, accountId, shopRef, 'order.created', 1);
+      const [eventId, at] = [...sent][0];
+      await waitFor('a single delivery', () => receivers.every((r) => r.receipts.some((x) => x.eventId === eventId)));
+      single.push(Math.max(...receivers.map((r) => r.receipts.find((x) => x.eventId === eventId)!.at)) - at);
+    }
+    single.sort((a, b) => a - b);
+    for (const r of receivers) r.receipts.length = 0;
+
+    const total = EVENTS * RECEIVERS;
+    process.stderr.write(`fan-out: ${EVENTS} events x ${RECEIVERS} receivers = ${total} deliveries...\n`);
+    const sentAt = await burst(db, accountId, shopRef, 'order.created', EVENTS);
+    const started = Math.min(...sentAt.values());
+    await waitFor('the fan-out deliveries', () => receivers.reduce((n, r) => n + r.receipts.length, 0) >= total);
+    const latencies = receivers.flatMap((r) => r.receipts.map((x) => x.at - sentAt.get(x.eventId)!)).sort((a, b) => a - b);
+    const lastReceipt = Math.max(...receivers.flatMap((r) => r.receipts.map((x) => x.at)));
+    const e2eRate = total / ((lastReceipt - started) / 1000);
+    const distinct = receivers.reduce((n, r) => n + new Set(r.receipts.map((x) => x.eventId)).size, 0);
+
+    const agent = new Agent({ connections: CONCURRENCY });
+    const loopSecret = 'whsec_bench-plain-loop';
+    for (const r of receivers) r.secrets.set('/plain', loopSecret);
+    const body = JSON.stringify({ event_id: crypto.randomUUID(), event_type: 'order.created', version: 1, occurred_at: new Date().toISOString(), tenant: 'benchhooks', store: 'sk', resource: { type: 'order', id: 'X' }, data: { order_code: 'X' } });
+    const loopLatencies: number[] = [];
+    let next = 0;
+    const loopStart = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < total) {
+        const i = next++;
+        const timestamp = Math.floor(Date.now() / 1000);
+        const t0 = performance.now();
+        const res = await request(`${receivers[i % RECEIVERS].base}/plain`, {
+          method: 'POST', dispatcher: agent, body,
+          headers: { 'Content-Type': 'application/json', 'X-Service-Event-Id': `plain-${i}`, 'X-Service-Timestamp': String(timestamp), 'X-Service-Signature': signatureHeader(loopSecret, timestamp, body) },
+        });
+        await res.body.dump();
+        loopLatencies.push(performance.now() - t0);
+      }
+    }));
+    const loopRate = total / ((performance.now() - loopStart) / 1000);
+    loopLatencies.sort((a, b) => a - b);
+    await agent.close();
+
+    // 2. Retry timers: every delivery's first attempt fails with 503, the retry after the schedule's delay is answered.
+    const retryEndpoints = Math.ceil(RETRIES / RETRY_EVENTS);
+    const seen = new Set<string>();
+    const flaky = await startReceiver((deliveryId) => (seen.has(deliveryId) ? 200 : (seen.add(deliveryId), 503)));
+    receivers.push(flaky);
+    for (let i = 0; i < retryEndpoints; i++) {
+      const created = await createEndpoint(db, endpointDeps, { accountId, name: `retry ${i}`, url: `${flaky.base}/retry/${i}`, events: ['order.paid'], shops: 'all', createdBy: 'bench' });
+      flaky.secrets.set(`/retry/${i}`, created.secret);
+    }
+    const retryTotal = retryEndpoints * RETRY_EVENTS;
+    process.stderr.write(`retries: ${RETRY_EVENTS} events x ${retryEndpoints} endpoints = ${retryTotal} deliveries, first attempt fails, retry after ${retryScheduleMs[0]} ms...\n`);
+    const firstRetryAt = performance.timeOrigin + performance.now();
+    await burst(db, accountId, shopRef, 'order.paid', RETRY_EVENTS);
+    await waitFor('the retried deliveries', async () => Number((await db('webhook_deliveries').where({ event_type: 'order.paid', status: 'SENT' }).count<{ count: string }[]>('* as count').first())!.count) >= retryTotal);
+    // Per delivery: when its retry was due (first attempt logged + delay) and when the receiver got it.
+    const attempts = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+      .where('d.event_type', 'order.paid').select('a.delivery_id', 'a.attempt', 'a.attempted_at', 'a.duration_ms').orderBy(['a.delivery_id', 'a.attempt']);
+    const byDelivery = new Map<string, { first?: number; second?: number }>();
+    for (const a of attempts) {
+      const entry = byDelivery.get(String(a.delivery_id)) ?? {};
+      const at = (a.attempted_at as Date).getTime();
+      if (a.attempt === 1) entry.first = at + a.duration_ms; else if (a.attempt === 2) entry.second = at;
+      byDelivery.set(String(a.delivery_id), entry);
+    }
+    const lateness = [...byDelivery.values()].filter((e) => e.first && e.second).map((e) => e.second! - (e.first! + retryScheduleMs[0])).sort((a, b) => a - b);
+    const firstAttemptsDone = Math.max(...[...byDelivery.values()].map((e) => e.first ?? 0));
+
+    const lines = [
+      `Single events on an idle system (${SINGLE}, one at a time, each to ${RECEIVERS} receivers): event committed → last receipt p50 ${fmt(percentile(single, 50))} ms, p99 ${fmt(percentile(single, 99))} ms`,
+      '',
+      `Webhooks fan-out: ${EVENTS} events x ${RECEIVERS} receivers = ${total} deliveries (one burst), worker concurrency ${CONCURRENCY}, same run`,
+      `  ${'path'.padEnd(44)} ${'deliveries/s'.padStart(12)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)}`,
+      `  ${'outbox → dispatcher → workflow → POST'.padEnd(44)} ${fmt(e2eRate).padStart(12)} ${fmt(percentile(latencies, 50)).padStart(9)} ${fmt(percentile(latencies, 99)).padStart(9)}   (event committed → receipt)`,
+      `  ${`plain loop of signed POSTs (${CONCURRENCY} at once)`.padEnd(44)} ${fmt(loopRate).padStart(12)} ${fmt(percentile(loopLatencies, 50), 2).padStart(9)} ${fmt(percentile(loopLatencies, 99), 2).padStart(9)}   (request → reply)`,
+      `  ratio end-to-end / plain loop: ${(e2eRate / loopRate).toFixed(3)}x throughput; every event at every receiver: ${distinct === total ? 'yes' : `NO (${distinct} of ${total})`}; duplicates: ${receivers.slice(0, RECEIVERS).reduce((n, r) => n + r.receipts.filter((x) => !x.eventId.startsWith('plain')).length, 0) - total}; bad signatures: ${receivers.reduce((n, r) => n + r.bad(), 0)}`,
+      '',
+      `Retry timers: ${lateness.length} deliveries whose first attempt failed (503), retry delay ${retryScheduleMs[0]} ms`,
+      `  first attempts of all ${retryTotal} done ${fmt((firstAttemptsDone - firstRetryAt) / 1000)} s after the burst`,
+      `  retry arrived after it was due by: p50 ${fmt(percentile(lateness, 50))} ms, p99 ${fmt(percentile(lateness, 99))} ms, max ${fmt(lateness[lateness.length - 1] ?? NaN)} ms`,
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await client.workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
+    worker.shutdown();
+    await running.catch(() => {});
+    await workerConnection.close();
+    await connection.close();
+    for (const r of receivers) await r.close();
+    await temporal.stop();
+    await db.destroy();
+    await admin.query(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+    await postgres.stop();
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
