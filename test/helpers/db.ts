@@ -1,0 +1,47 @@
+/** A private copy of the migrated, demo-loaded template database for one test file (real Postgres, never mocked). */
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { createDb, type Db } from '../../src/db/knex.js';
+import { databaseUrl } from './globalSetup.js';
+
+export interface TestDatabase {
+  db: Db;
+  url: string;
+  drop: () => Promise<void>;
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = process.env.TEST_TEMPLATE_DB;
+  if (!template || !process.env.TEST_PG_ADMIN_URL) throw new Error('Run tests with npm test (TEST_TEMPLATE_DB/TEST_PG_ADMIN_URL missing).');
+  const name = `svc_test_${crypto.randomBytes(6).toString('hex')}`;
+  // Two files may copy the template at once; Postgres refuses a template in use, so retry briefly.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin((c) => c.query(`create database ${name} template ${template}`));
+      break;
+    } catch (error) {
+      if (attempt > 50 || !/being accessed by other users/.test(String(error))) throw error;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+  const url = databaseUrl(process.env.TEST_PG_ADMIN_URL, name);
+  const db = createDb(url);
+  return {
+    db,
+    url,
+    drop: async () => {
+      await db.destroy();
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * Run once per `npm test` by scripts/test.mjs: migrates a template database and loads the demo data into it,
+ * so each test file gets its own copy in milliseconds (CREATE DATABASE ... TEMPLATE).
+ */
+import pg from 'pg';
+import { createDb, migrateLatest } from '../../src/db/knex.js';
+import { loadDemoAccounts } from '../../src/platforms/demo/load.js';
+import { TEST_NOW, TEST_SEED } from './constants.js';
+
+export function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export async function prepare(): Promise<Record<string, string>> {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL;
+  if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL is not set (run tests with npm test)');
+  const template = `svc_template_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${template}`);
+  await admin.query(`create database ${template}`);
+  await admin.end();
+  const db = createDb(databaseUrl(adminUrl, template));
+  try {
+    await migrateLatest(db);
+    await loadDemoAccounts(db, { seed: TEST_SEED, endDate: TEST_NOW });
+  } finally {
+    await db.destroy();
+  }
+  return { TEST_TEMPLATE_DB: template };
+}

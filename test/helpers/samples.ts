@@ -1,0 +1,26 @@
+/** Sample arguments that make every capability answer with data, resolved from the test database. */
+import { z } from 'zod';
+import type { Capability } from '../../src/capabilities/types.js';
+import type { Db } from '../../src/db/knex.js';
+import { ensureSampleWebhook } from './webhooks.js';
+
+/** Values for path parameters (and required extras), looked up in shop `sk` of the demo account. */
+export async function sampleValues(db: Db): Promise<Record<string, string>> {
+  const shop = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'sk' }).first('s.id');
+  const order = await db('orders').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('code');
+  const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
+  const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
+  const endpointId = await ensureSampleWebhook(db);
+  return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
+}
+
+/** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */
+export function sampleArgs(capability: Capability, values: Record<string, string>): Record<string, unknown> {
+  const schema = z.toJSONSchema(capability.params, { io: 'input', unrepresentable: 'any' }) as { required?: string[] };
+  const args: Record<string, unknown> = {};
+  for (const name of schema.required ?? []) {
+    if (!(name in values)) throw new Error(`No sample value for required parameter \`${name}\` of ${capability.name}: add one in test/helpers/samples.ts`);
+    args[name] = values[name];
+  }
+  return args;
+}

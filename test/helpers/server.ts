@@ -1,0 +1,64 @@
+/** The real HTTP application on port 0 over a test database, plus helpers to issue keys and call it. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../api/app.js';
+import { createAccessKey } from '../../src/auth/keys.js';
+import { allScopes, type Interface, type Scope } from '../../src/auth/scopes.js';
+import type { Db } from '../../src/db/knex.js';
+import { findAccountByCode } from '../../src/queries/shops.js';
+import { TEST_CURSOR_SECRET, TEST_NOW } from './constants.js';
+
+export interface TestServer {
+  baseUrl: string;
+  close: () => Promise<void>;
+}
+
+export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW): Promise<TestServer> {
+  const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface KeyOptions {
+  account?: string;
+  scopes?: readonly Scope[];
+  interfaces?: Interface[];
+  shops?: string[] | null;
+  expiresAt?: Date | null;
+}
+
+/** Issues a real access key through the same code the CLI uses. */
+export async function issueKey(db: Db, options: KeyOptions = {}): Promise<string> {
+  const account = await findAccountByCode(db, options.account ?? 'demo');
+  if (!account) throw new Error(`no account ${options.account}`);
+  const { key } = await createAccessKey(db, {
+    accountId: account.id,
+    name: 'test',
+    scopes: [...(options.scopes ?? allScopes)],
+    interfaces: options.interfaces ?? ['rest', 'mcp'],
+    shopCodes: options.shops ?? null,
+    expiresAt: options.expiresAt ?? null,
+    createdBy: 'test',
+  });
+  return key;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** GET (or another method) against the REST API with a key. */
+export async function api<T = any>(server: TestServer, path: string, key?: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
+  const headers = new Headers(init.headers);
+  if (key) headers.set('Authorization', `Bearer ${key}`);
+  const response = await fetch(`${server.baseUrl}/api/v1${path}`, { ...init, headers });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}

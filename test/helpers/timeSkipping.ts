@@ -1,0 +1,29 @@
+/** Temporal's time-skipping test server with a real worker of ours on a private task queue (for timer-heavy workflows). */
+import crypto from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Db } from '../../src/db/knex.js';
+import { createWorker, installRuntimeLogger, type WorkerDeps } from '../../src/temporal/worker.js';
+
+export interface TimeSkippingWorker {
+  env: TestWorkflowEnvironment;
+  taskQueue: string;
+  stop: () => Promise<void>;
+}
+
+export async function startTimeSkippingWorker(db: Db, options: { queuePrefix: string; webhooks?: WorkerDeps['webhooks'] }): Promise<TimeSkippingWorker> {
+  installRuntimeLogger(); // before the test environment creates the SDK runtime
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER! } } });
+  const taskQueue = `${options.queuePrefix}-${crypto.randomBytes(4).toString('hex')}`;
+  const { worker, connection } = await createWorker({ db, temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, webhooks: options.webhooks });
+  const running = worker.run();
+  return {
+    env,
+    taskQueue,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await env.teardown();
+    },
+  };
+}

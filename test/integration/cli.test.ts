@@ -1,0 +1,73 @@
+/** The operator command line (D11) run as a real process against the test database. */
+import { appTest, type AppContext } from '../helpers/app.js';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot } from '../../src/config/projectRoot.js';
+import { api } from '../helpers/server.js';
+
+const run = promisify(execFile);
+
+const test = appTest();
+type Context = AppContext;
+
+async function cli(t: { context: Context }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), ...args], {
+      env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+test('When a key is created with --json, then one JSON object carries id and key, the key works once listed without its secret, and revoking it ends it', async (t) => {
+  const created = await cli(t, 'keys', 'create', '--name', 'ci', '--scopes', 'orders:read,stores:read', '--interfaces', 'rest', '--shops', 'sk,cz', '--expires-in', '30d', '--json');
+  t.is(created.code, 0, created.stderr);
+  const { id, key } = JSON.parse(created.stdout);
+  t.regex(key, /^sk_[0-9A-Za-z]{43}$/);
+  t.regex(id, /^key_/);
+  t.is((await api(t.context.server, '/orders?market=sk&limit=1', key)).status, 200);
+  t.is((await api(t.context.server, '/orders?market=hu&limit=1', key)).status, 403);
+
+  const listed = await cli(t, 'keys', 'list', '--json');
+  t.is(listed.code, 0);
+  const entry = JSON.parse(listed.stdout).keys.find((k: any) => k.id === id);
+  t.deepEqual(entry.shops, ['sk', 'cz']);
+  t.false(listed.stdout.includes(key), 'the key is never shown again');
+  const stored = await t.context.database.db('access_keys').where({ id }).first();
+  t.false(JSON.stringify(stored).includes(key.slice(3)), 'only a hash is stored');
+
+  const revoked = await cli(t, 'keys', 'revoke', id, '--json');
+  t.deepEqual(JSON.parse(revoked.stdout), { id, revoked: true });
+  const res = await api(t.context.server, '/orders?market=sk&limit=1', key);
+  t.is(res.body.error.code, 'CREDENTIALS_REVOKED');
+});
+
+test('When the arguments are wrong, then the command exits 2 with a clear message and creates nothing', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['keys', 'create', '--name', 'x', '--scopes', 'orders:write', '--interfaces', 'rest', '--shops', 'all'], /Unknown scope/],
+    [['keys', 'create', '--name', 'x', '--scopes', 'all', '--interfaces', 'soap', '--shops', 'all'], /--interfaces/],
+    [['keys', 'create', '--name', 'x', '--scopes', 'all', '--interfaces', 'rest', '--shops', 'sk,xx'], /Unknown shop/],
+    [['keys', 'create', '--name', 'x', '--scopes', 'all', '--interfaces', 'rest', '--shops', 'all', '--expires-in', 'soon'], /--expires-in/],
+    [['keys', 'create', '--scopes', 'all', '--interfaces', 'rest', '--shops', 'all'], /--name/],
+    [['keys', 'revoke', 'key_nope'], /No key/],
+    [['keys', 'list', '--account', 'nobody'], /No account/],
+    [['frobnicate'], /Unknown command/],
+  ];
+  for (const [args, message] of cases) {
+    const result = await cli(t, ...args);
+    t.is(result.code, 2, args.join(' '));
+    t.regex(result.stderr, message, args.join(' '));
+  }
+  t.deepEqual(await t.context.database.db('access_keys').where({ name: 'x' }).pluck('id'), [], 'no key was created');
+});
+
+test('When a key is created for another account with --account, then it sees only that account', async (t) => {
+  const created = await cli(t, 'keys', 'create', '--name', 'acme', '--scopes', 'all', '--interfaces', 'rest,mcp', '--shops', 'all', '--account', 'acme', '--json');
+  const { key } = JSON.parse(created.stdout);
+  const stores = await api(t.context.server, '/stores', key);
+  t.deepEqual(stores.body.data.map((s: any) => s.code).sort(), ['cz', 'sk']);
+});
