@@ -1,13 +1,17 @@
 /**
  * The remote MCP endpoint at /api/mcp and its OAuth 2.0 Protected Resource Metadata (RFC 9728).
  *
- * A request passes, in order: Origin check (403) → method check (405, before the credential, as REST) → JSON body
+ * A request passes, in order: Host check on a loopback bind (403) → Origin check (403) → CORS (preflight answered here) → method check (405, before the
+ * credential, as REST) → JSON body
  * (415/400) → credential for interface `mcp` (401 with a `resource_metadata` challenge) → header rules of the
  * protocol revision (400) → the SDK's handler, which serves 2026-07-28 statelessly and the 2025 revisions through
  * a per-request `initialize`-capable instance. No SQL and no business rule lives here.
  */
+import cors from 'cors';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { localhostHostValidation } from '@modelcontextprotocol/express';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
+import ipaddr from 'ipaddr.js';
 import { allScopes } from '../../src/auth/scopes.js';
 import type { RunDeps } from '../../src/capabilities/run.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -27,6 +31,8 @@ export interface McpOptions {
   allowedOrigins: readonly string[];
   /** The public base URL (PUBLIC_BASE_URL); when unset it is taken from the request's Host. */
   publicBaseUrl?: string;
+  /** Served on a loopback address with no public URL: only a localhost `Host` is accepted (DNS rebinding). */
+  localhostOnly?: boolean;
 }
 
 export interface McpDeps extends RunDeps {
@@ -36,7 +42,13 @@ export interface McpDeps extends RunDeps {
 function optionsFrom(deps: McpDeps): McpOptions {
   if (deps.mcp) return deps.mcp;
   const config = loadConfig();
-  return { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL };
+  return { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL, localhostOnly: !config.PUBLIC_BASE_URL && isLoopbackHost(config.HOST) };
+}
+
+/** True for `localhost` and loopback addresses, the binds where a rebound DNS name is the only way in from a browser. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
 /** The base URL clients reach us at: PUBLIC_BASE_URL, or the scheme and Host of the request. */
@@ -71,8 +83,11 @@ export function createProtectedResourceMetadataRouter(deps: McpDeps): Router {
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.json(protectedResourceMetadata(baseUrl(req, options)));
   };
-  router.get(RESOURCE_METADATA_PATH, serve);
-  router.get('/.well-known/oauth-protected-resource', serve);
+  // Public and credential-free, so any origin may read it: browser-based clients discover authorization here.
+  const anyOrigin = cors({ methods: ['GET'], maxAge: 3600 });
+  router.options([RESOURCE_METADATA_PATH, '/.well-known/oauth-protected-resource'], anyOrigin);
+  router.get(RESOURCE_METADATA_PATH, anyOrigin, serve);
+  router.get('/.well-known/oauth-protected-resource', anyOrigin, serve);
   return router;
 }
 
@@ -80,6 +95,11 @@ function reject(res: Response, rejection: TransportRejection, headers: Record<st
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.status(rejection.status).json(rejection.body);
 }
+
+/** Request headers a browser client may send (CORS preflight): the credential and the protocol's own headers. */
+export const MCP_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Mcp-Session-Id', 'Last-Event-ID'];
+/** Response headers a browser client may read: the 401 challenge and the request id it should quote to support. */
+export const MCP_RESPONSE_HEADERS = ['WWW-Authenticate', 'MCP-Protocol-Version', 'Mcp-Session-Id', 'Request-Id'];
 
 const LOCALHOST_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -114,11 +134,23 @@ export function createMcpRouter(deps: McpDeps): Router {
   // The SDK's own Node adapter: streams the response (JSON or SSE) back and cancels on client disconnect.
   const nodeHandler = toNodeHandler(handler, { onerror: (error) => logger.error({ err: error }, 'mcp handler failed') });
 
+  // The SDK's own DNS-rebinding guard: a rebound name reaches a loopback server with that name in `Host`.
+  if (options.localhostOnly) router.use(localhostHostValidation());
   router.use((req: Request, res: Response, next: NextFunction) => {
     const origin = req.get('origin');
     if (origin !== undefined && !originAllowed(origin, options)) {
       return reject(res, { status: 403, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Forbidden: Origin ${origin} is not allowed to use this MCP server.`) });
     }
+    next();
+  });
+
+  // Browser-based clients (the MCP Inspector in direct mode, web assistants) call from another origin: answer their
+  // preflight and let them read our headers. Only origins that passed the check above get here; no cookies are used.
+  const browserAccess = cors({ origin: true, methods: ['POST'], allowedHeaders: MCP_REQUEST_HEADERS, exposedHeaders: MCP_RESPONSE_HEADERS, maxAge: 600 });
+  // Without Origin it is no browser: an OPTIONS then gets the 405 below like any other method.
+  router.use((req: Request, res: Response, next: NextFunction) => (req.get('origin') === undefined ? next() : browserAccess(req, res, next)));
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
     // 2026-07-28 has POST only; 2025-era GET (SSE stream) and DELETE (session end) need sessions, which we do not keep.
     if (req.method !== 'POST') {
       return reject(res, { status: 405, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Method not allowed: ${req.method}. This MCP endpoint accepts POST only (stateless; no SSE stream, no sessions).`) }, { Allow: 'POST' });

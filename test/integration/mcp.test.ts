@@ -11,6 +11,7 @@ import type { ExecutionContext } from 'ava';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createApp } from '../../api/app.js';
+import { isLoopbackHost } from '../../api/mcp/router.js';
 import { TEXT_BUDGET, textRendering, toolDefinitions } from '../../api/mcp/tools.js';
 import { TOOLS_DOC_END, TOOLS_DOC_START, toolsMarkdown } from '../../api/mcp/toolsDoc.js';
 import { projectRoot } from '../../src/config/projectRoot.js';
@@ -384,5 +385,77 @@ test('When the docs carry the generated MCP tool table, then it is current (npm 
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
     t.is(text.slice(text.indexOf(TOOLS_DOC_START), text.indexOf(TOOLS_DOC_END) + TOOLS_DOC_END.length), toolsMarkdown(), `${path.relative(projectRoot, file)} is stale: npm run docs`);
+  }
+});
+
+test('When a browser client from an allowed origin sends a preflight, then 204 allows POST with the protocol headers; its responses, 401 included, expose the challenge', async (t) => {
+  const origin = 'http://localhost:6274'; // the MCP Inspector's own page, allowed while no PUBLIC_BASE_URL is set
+  const preflight = await rawMcp(t.context.server, undefined, {
+    Origin: origin, 'Access-Control-Request-Method': 'POST',
+    'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name',
+  }, 'OPTIONS');
+  t.is(preflight.status, 204, preflight.text);
+  t.is(preflight.headers.get('access-control-allow-origin'), origin);
+  t.is(preflight.headers.get('access-control-allow-methods'), 'POST');
+  const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
+  for (const header of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name']) t.true(allowed.includes(header), header);
+  t.is(preflight.headers.get('access-control-max-age'), '600');
+  t.regex(preflight.headers.get('vary') ?? '', /origin/i, 'caches must not serve one origin\'s answer to another');
+
+  const list = modernRequest('tools/list', {}, t.context.key);
+  const served = await rawMcp(t.context.server, list.body, { ...list.headers, Origin: origin });
+  t.is(served.status, 200, served.text);
+  t.is(served.headers.get('access-control-allow-origin'), origin);
+  const anonymous = modernRequest('tools/list', {});
+  const challenged = await rawMcp(t.context.server, anonymous.body, { ...anonymous.headers, Origin: origin });
+  t.is(challenged.status, 401);
+  t.is(challenged.headers.get('access-control-allow-origin'), origin);
+  t.true((challenged.headers.get('access-control-expose-headers') ?? '').split(',').includes('WWW-Authenticate'), 'the page can read where to authorize');
+  t.regex(challenged.headers.get('www-authenticate') ?? '', /resource_metadata=/);
+});
+
+test('When a preflight comes from a foreign origin or without Origin, then 403 or 405, and no CORS header is granted', async (t) => {
+  const foreign = await rawMcp(t.context.server, undefined, { Origin: 'http://evil.example', 'Access-Control-Request-Method': 'POST' }, 'OPTIONS');
+  t.is(foreign.status, 403);
+  t.is(foreign.headers.get('access-control-allow-origin'), null);
+  const noOrigin = await rawMcp(t.context.server, undefined, {}, 'OPTIONS');
+  t.is(noOrigin.status, 405);
+  t.is(noOrigin.headers.get('allow'), 'POST');
+  t.is(noOrigin.headers.get('access-control-allow-origin'), null);
+});
+
+test('When a browser page of any origin reads the protected resource metadata, then CORS allows it (it is public)', async (t) => {
+  const res = await fetch(`${t.context.server.baseUrl}/.well-known/oauth-protected-resource/api/mcp`, { headers: { Origin: 'https://any-assistant.example' } });
+  t.is(res.status, 200);
+  t.is(res.headers.get('access-control-allow-origin'), '*');
+});
+
+/** POSTs to /api/mcp with a chosen Host header (fetch does not let a caller set Host). */
+function postWithHost(port: number, host: string, body: unknown, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/api/mcp', method: 'POST', headers: { ...headers, Host: host, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test('When the server listens on loopback with no public URL, then a rebound DNS name in Host is 403 and localhost names pass', async (t) => {
+  for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) t.true(isLoopbackHost(host), host);
+  for (const host of ['0.0.0.0', '::', '10.1.2.3', 'shop-data.example']) t.false(isLoopbackHost(host), host);
+
+  const list = modernRequest('tools/list', {}, t.context.key);
+  for (const [localhostOnly, host, status] of [[true, 'rebound.example', 403], [true, 'localhost', 200], [true, '127.0.0.1', 200], [false, 'rebound.example', 200]] as const) {
+    const app = createApp({ db: t.context.database.db, cursorSecret: TEST_CURSOR_SECRET, now: () => TEST_NOW, mcp: { allowedOrigins: [], localhostOnly } });
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      t.is(await postWithHost(port, `${host}:${port}`, list.body, list.headers), status, `${host} with localhostOnly=${localhostOnly}`);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   }
 });
