@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config/index.js';
 import { createDb, migrateLatest } from '../db/knex.js';
 import { databaseIsEmpty, runDemoDataWorkflow } from '../demoData.js';
 import { logger } from '../logger.js';
+import { takeOverShutdownSignals } from '../infra/embeddedPostgres.js';
 import { ensurePostgres, ensureTemporal } from '../runtime.js';
 import { loadSecrets } from '../secrets.js';
 import { createWorker } from '../temporal/worker.js';
@@ -16,17 +17,22 @@ import { Client, Connection } from '@temporalio/client';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Stopped last-started first: HTTP, then the worker drains, then Temporal and Postgres it worked against.
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((err) => logger.warn({ err }, 'stop failed'));
+    for (let stop = stops.pop(); stop; stop = stops.pop()) await stop().catch((err) => logger.warn({ err }, 'stop failed'));
   };
+  takeOverShutdownSignals();
   let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      if (stopping) return;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (stopping) return void logger.info({ signal }, 'already stopping; the worker finishes its current activities first');
       stopping = true;
       logger.info({ signal }, 'stopping');
-      void stopAll().then(() => process.exit(0));
+      void stopAll().then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      });
     });
   }
   try {

