@@ -9,7 +9,8 @@ import type { Db } from '../src/db/knex.js';
 import { logger } from '../src/logger.js';
 import { loadSecrets } from '../src/secrets.js';
 import { webhookWorkflowsClient } from '../src/temporal/webhooks.js';
-import { attemptDelivery, type AttemptInput, type AttemptResult } from '../src/webhooks/delivery.js';
+import { attemptDelivery, currentStatus, type AttemptInput, type AttemptResult } from '../src/webhooks/delivery.js';
+import type { DeliveryStatus } from '../src/webhooks/delivery.js';
 import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries } from '../src/webhooks/dispatch.js';
 import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
 import { purgeDeliveryLog } from '../src/webhooks/retention.js';
@@ -41,6 +42,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     /** Makes one attempt of a delivery (or reports why not: done, held); idempotent per attempt number. */
     async attemptWebhookDelivery(input: AttemptInput): Promise<AttemptResult> {
       return attemptDelivery(deps.db, getSettings(), input);
+    },
+
+    /** The delivery's status in Postgres, for a workflow woken during a retry wait (ended meanwhile, or not). */
+    async webhookDeliveryStatus(input: { deliveryId: string }): Promise<DeliveryStatus> {
+      return currentStatus(deps.db, input.deliveryId);
     },
 
     /** Tells the endpoint's actor to look at its pause limits (starting the actor if it does not run). */

@@ -1,9 +1,10 @@
 /**
  * One webhook delivery through its states (SPEC "Webhook delivery"), ID `webhook-delivery-<deliveryId>`. Postgres holds
  * the state; this workflow owns the timers: it asks for an attempt, waits the retry delay (1, 5, 15, 60, 240 minutes by
- * default) after a failure, and waits to be woken while the endpoint is paused or the plan has no webhooks.
+ * default) after a failure, and waits to be woken while the endpoint is paused or the plan has no webhooks. A wake-up
+ * also ends it at once when the delivery was skipped meanwhile.
  */
-import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { DeliveryStatus } from '../src/webhooks/delivery.js';
 import { webhookSignals } from '../src/temporal/constants.js';
@@ -13,7 +14,7 @@ import { webhookSignals } from '../src/temporal/constants.js';
  * round trips per delivery. If the worker dies during an attempt, the workflow task times out and another worker
  * runs the attempt again (idempotent per attempt number).
  */
-const { attemptWebhookDelivery } = proxyLocalActivities<Activities>({
+const { attemptWebhookDelivery, webhookDeliveryStatus } = proxyLocalActivities<Activities>({
   // An attempt is at most 10 s of HTTP plus DNS and two short transactions.
   startToCloseTimeout: '30 seconds',
   // Only infrastructure failures (database, crash) come here; they are retried until they pass: nothing is lost.
@@ -52,7 +53,14 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     if (result.pauseCheck) await requestEndpointCheck({ endpointId: input.endpointId });
     if (result.outcome === 'done') return result.status;
     if (result.outcome === 'retry') {
-      await sleep(retryDelayMs ?? 0);
+      // A wake-up during the wait means the delivery may have ended (endpoint disabled or deleted): end now if it
+      // did, else wait out the rest, so the retry schedule holds exactly.
+      const retryAt = Date.now() + (retryDelayMs ?? 0);
+      for (woken = false; Date.now() < retryAt; woken = false) {
+        if (!(await condition(() => woken, retryAt - Date.now()))) break;
+        const status = await webhookDeliveryStatus({ deliveryId: input.deliveryId });
+        if (status !== 'PENDING') return status;
+      }
       attempt++;
     } else {
       await condition(() => woken, HOLD_RECHECK);

@@ -101,8 +101,9 @@ export async function attemptDelivery(db: Db, settings: WebhookSettings, input: 
   return recordAttempt(db, row, input, attemptedAt, result);
 }
 
-async function currentStatus(db: Db, id: string): Promise<DeliveryStatus> {
-  return (await db('webhook_deliveries').where({ id }).first('status')).status;
+/** The delivery's status now (SKIPPED when the delivery no longer exists). */
+export async function currentStatus(db: Db, id: string): Promise<DeliveryStatus> {
+  return (await db('webhook_deliveries').where({ id }).first('status'))?.status ?? 'SKIPPED';
 }
 
 const persistent: AttemptOutcome[] = ['redirect', 'address_rejected'];

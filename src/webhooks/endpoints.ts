@@ -138,10 +138,13 @@ export async function enableEndpoint(db: Db, accountId: string, id: string): Pro
   });
 }
 
-/** Marks the endpoint's pending deliveries SKIPPED (endpoint disabled or deleted before sending). */
+/**
+ * Marks the endpoint's pending deliveries SKIPPED (endpoint disabled or deleted before sending). Those whose workflow
+ * runs are marked to be woken (`held_since`), held or waiting for a retry alike, so their workflows end at once.
+ */
 async function skipPending(trx: Db, endpointId: string): Promise<number> {
   return trx('webhook_deliveries').where({ endpoint_id: endpointId, status: 'PENDING' })
-    .update({ status: 'SKIPPED', completed_at: trx.fn.now(), next_attempt_at: null });
+    .update({ status: 'SKIPPED', completed_at: trx.fn.now(), next_attempt_at: null, held_since: trx.raw('case when workflow_started_at is null then held_since else clock_timestamp() end') });
 }
 
 /** A person disables an endpoint: its pending deliveries become SKIPPED in the same transaction. */

@@ -151,3 +151,28 @@ test.serial('When an endpoint is disabled while its deliveries wait in a pause, 
   t.deepEqual(await resultsOf(t, ids), ['SKIPPED', 'SKIPPED', 'SKIPPED']);
   t.is(rcv.requests.length, 0, 'nothing was sent');
 });
+
+test.serial('When an endpoint is disabled while a delivery waits for its retry, then it becomes SKIPPED and its workflow ends at once, not when the timer fires', async (t) => {
+  const { db } = t.context.database;
+  const rcv = await startReceiver({ reply: () => ({ status: 500 }) });
+  t.context.receivers.push(rcv);
+  const endpoint = await endpointFor(t, rcv.url, 'sk');
+  await emitOrderEvents(db, 1, { shop: 'sk', prefix: 'R' });
+  await dispatchOutboxBatch(db);
+  t.is(await startPendingDeliveries(db, t.context.workflows), 1);
+  const [id] = (await db('webhook_deliveries').where({ endpoint_id: endpoint.id }).pluck('id')).map(String);
+  // The first attempt failed: the workflow now waits one minute for the second (no client awaits it, so no time skips).
+  await waitUntil(async () => (await db('webhook_delivery_attempts').where({ delivery_id: id })).length === 1);
+  const handle = t.context.env.client.workflow.getHandle(workflowIds.webhookDelivery(id));
+
+  await disableEndpoint(db, await accountId(db), endpoint.id);
+  t.is((await db('webhook_deliveries').where({ id }).first()).status, 'SKIPPED');
+  await t.context.env.client.workflow.signalWithStart('webhookEndpointWorkflow', {
+    taskQueue: t.context.taskQueue, workflowId: workflowIds.webhookEndpoint(endpoint.id), args: [{ endpointId: endpoint.id }], signal: webhookSignals.changed, signalArgs: [],
+  });
+  await waitUntil(async () => (await handle.describe()).status.name === 'COMPLETED', 20_000);
+  t.is(await handle.result(), 'SKIPPED');
+  const history = await handle.fetchHistory();
+  t.false(history.events!.some((event) => event.timerFiredEventAttributes), 'the retry timer was cancelled, never fired');
+  t.is(rcv.requests.length, 1, 'no second attempt');
+});
