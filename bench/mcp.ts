@@ -6,7 +6,6 @@
  * Uses DATABASE_URL or the embedded Postgres; migrates and loads the demo data when the demo account is missing.
  * BENCH_ITERATIONS (default 1000) and BENCH_WARMUP (default 100) tune the run.
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app.js';
 import { createAccessKey } from '../src/auth/keys.js';
@@ -16,6 +15,7 @@ import { loadDemoAccounts } from '../src/platforms/demo/load.js';
 import { findAccountByCode } from '../src/queries/shops.js';
 import { ensurePostgres } from '../src/runtime.js';
 import { percentile } from './lib.js';
+import { createHttpServer } from '../api/http/server.js';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 1000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 100);
@@ -41,7 +41,7 @@ async function main() {
   const { key } = await createAccessKey(db, { accountId: account.id, name: 'bench-mcp', scopes: ['orders:read'], interfaces: ['rest', 'mcp'], shopCodes: null, expiresAt: null, createdBy: 'bench' });
 
   const app = createApp({ db, cursorSecret: secret, now: () => new Date(), mcp: { allowedOrigins: [] } });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const auth = { Authorization: `Bearer ${key}` };

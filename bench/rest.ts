@@ -16,6 +16,7 @@ import { loadBenchAccount } from '../src/platforms/demo/load.js';
 import { findAccountByCode, findShopByCode } from '../src/queries/shops.js';
 import { ensurePostgres } from '../src/runtime.js';
 import { measure, report } from './lib.js';
+import { createHttpServer } from '../api/http/server.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -64,7 +65,7 @@ async function main() {
   const deepCursor = encodeCursor(position, null, cursorFingerprint({ capability: "orders.list", account: account.id, shopId: shop.id, market: "sk" }), secret);
 
   const app = createApp({ db, cursorSecret: secret, now: () => new Date() });
-  const ours = http.createServer(app);
+  const ours = createHttpServer(app);
   await new Promise<void>((resolve) => ours.listen(0, '127.0.0.1', resolve));
   const pool = new pg.Pool({ connectionString: postgres.value, max: 10 });
   const baseline = await startBaseline(pool, shop.id);

@@ -13,7 +13,6 @@
  * throwaway in-memory Temporal dev server on a free port (so it never disturbs a running `npm start`).
  */
 import crypto from 'node:crypto';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Client, Connection } from '@temporalio/client';
@@ -31,6 +30,7 @@ import { reconcileSyncSchedules } from '../src/sync/schedules.js';
 import { createWorker } from '../src/temporal/worker.js';
 import type { ShopSyncResult } from '../workflows/shopSync.js';
 import { percentile } from './lib.js';
+import { createHttpServer } from '../api/http/server.js';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const CLOCK_SPEED = Number(process.env.BENCH_CLOCK_SPEED ?? 3600);
@@ -97,7 +97,7 @@ async function lag(db: Db, client: Client, taskQueue: string, seed: number) {
   const account = (await findAccountByCode(db, 'demo'))!;
   const { key } = await createAccessKey(db, { accountId: account.id, name: 'bench-sync', scopes: ['orders:read', 'shipping:read'], interfaces: ['rest'], shopCodes: null, expiresAt: null, createdBy: 'bench' });
   const app = createApp({ db, cursorSecret: secret, now: () => new Date(), mcp: { allowedOrigins: [] } });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const settings = await db('shop_platform_settings as ps').join('shops as s', 's.id', 'ps.shop_id').where('s.account_id', account.id).select('s.code', 'ps.settings');

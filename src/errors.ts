@@ -29,6 +29,9 @@ export const errorCatalogue = {
   PLAN_LIMIT_REACHED: { status: 403, description: 'The plan\'s limit for this feature is reached (`details.limit`, `details.usage`); a lower plan keeps existing records but allows no new ones until under the limit.' },
   WEBHOOK_URL_REJECTED: { status: 400, description: 'A webhook URL must be https on the standard port and resolve to public addresses only (`details.reason`).' },
   STATE_CONFLICT: { status: 409, description: 'The record is not in a state that allows this action, e.g. retrying a delivery that is not FAILED (`details.state`).' },
+  MALFORMED_REQUEST: { status: 400, description: 'The HTTP request itself could not be parsed; sent by the HTTP server before any route.' },
+  REQUEST_TIMEOUT: { status: 408, description: 'The request was not received completely in time.' },
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, description: 'The request line and headers exceed 16 KB, e.g. a very long URL.' },
   INTERNAL_ERROR: { status: 500, description: 'An unexpected failure; quote `meta.requestId` to support.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

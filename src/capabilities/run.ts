@@ -60,6 +60,18 @@ export function paramsError(error: z.ZodError, rawParams: Record<string, unknown
   return new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: ${issue.message}.`, { param, reason: issue.message });
 }
 
+/**
+ * A NUL character is never a valid value and Postgres cannot even compare text with one (it would be a 500):
+ * reject it here, for every parameter of every capability, over both surfaces.
+ */
+function rejectNulCharacters(rawParams: Record<string, unknown>): void {
+  const hasNul = (value: unknown): boolean =>
+    typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) ? value.some(hasNul) : false;
+  for (const [param, value] of Object.entries(rawParams)) {
+    if (hasNul(value)) throw new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: it contains a NUL character.`, { param, reason: 'contains a NUL character' });
+  }
+}
+
 function checkLimit(limit: number | undefined, isSearch: boolean): number {
   const bounds = isSearch ? SEARCH_LIMIT : LIST_LIMIT;
   if (limit === undefined) return bounds.default;
@@ -76,6 +88,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
   if (!callerMayUse(capability, caller)) {
     throw new AppError('INSUFFICIENT_SCOPE', `This call needs the scope \`${capability.scope}\`.`, { requiredScope: capability.scope });
   }
+  rejectNulCharacters(rawParams);
   const parsed = capability.params.safeParse(rawParams);
   if (!parsed.success) throw paramsError(parsed.error, rawParams);
   const params = parsed.data as CommonParams & Record<string, unknown>;

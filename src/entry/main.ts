@@ -1,5 +1,4 @@
 /** `npm start`: everything in one process on embedded defaults — Postgres, Temporal, migrations, demo data, worker, HTTP. */
-import http from 'node:http';
 import { createApp } from '../../api/app.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createDb, migrateLatest } from '../db/knex.js';
@@ -14,6 +13,7 @@ import { ensureSyncSchedules } from '../sync/schedules.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
+import { createHttpServer } from '../../api/http/server.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     }
 
     const app = createApp({ db, cursorSecret: secrets.cursorSecret, now: () => new Date() });
-    const server = http.createServer(app);
+    const server = createHttpServer(app);
     await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
     stops.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;

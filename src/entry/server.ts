@@ -1,10 +1,10 @@
 /** Production entry: the HTTP server only (Postgres and Temporal are external). */
-import http from 'node:http';
 import { createApp } from '../../api/app.js';
 import { loadConfig } from '../config/index.js';
 import { createDb } from '../db/knex.js';
 import { logger } from '../logger.js';
 import { loadSecrets } from '../secrets.js';
+import { createHttpServer } from '../../api/http/server.js';
 
 const config = loadConfig();
 if (!config.DATABASE_URL) {
@@ -13,7 +13,7 @@ if (!config.DATABASE_URL) {
 }
 const db = createDb(config.DATABASE_URL);
 const app = createApp({ db, cursorSecret: loadSecrets(config).cursorSecret, now: () => new Date() });
-const server = http.createServer(app).listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, 'api listening'));
+const server = createHttpServer(app).listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, 'api listening'));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => server.close(() => void db.destroy().then(() => process.exit(0))));
 }

@@ -1,5 +1,4 @@
 /** The real HTTP application on port 0 over a test database, plus helpers to issue keys and call it. */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app.js';
 import { createAccessKey } from '../../src/auth/keys.js';
@@ -7,6 +6,7 @@ import { allScopes, type Interface, type Scope } from '../../src/auth/scopes.js'
 import type { Db } from '../../src/db/knex.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { TEST_CURSOR_SECRET, TEST_NOW } from './constants.js';
+import { createHttpServer } from '../../api/http/server.js';
 
 export interface TestServer {
   baseUrl: string;
@@ -15,7 +15,7 @@ export interface TestServer {
 
 export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW): Promise<TestServer> {
   const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -20,6 +20,7 @@ import { capabilities } from '../../src/capabilities/registry.js';
 import { TEST_CURSOR_SECRET, TEST_NOW } from '../helpers/constants.js';
 import { api, issueKey, type TestServer } from '../helpers/server.js';
 import { connectLegacy, connectModern, envelope, LEGACY_VERSIONS, modernRequest, rawMcp, toolError, type LegacyVersion } from '../helpers/mcp.js';
+import { createHttpServer } from '../../api/http/server.js';
 
 
 const test = appTest();
@@ -122,6 +123,7 @@ test('When a tool fails with a business error over 2026-07-28, then it is an isE
       { client, key: t.context.key, tool: 'orders_get', args: { market: 'sk', orderCode: 'NO-SUCH-ORDER' }, rest: '/orders/NO-SUCH-ORDER?market=sk', code: 'NOT_FOUND' },
       { client, key: t.context.key, tool: 'orders_list', args: { market: 'xx' }, rest: '/orders?market=xx', code: 'SHOP_NOT_FOUND' },
       { client: shopClient, key: shopKey, tool: 'orders_list', args: { market: 'cz' }, rest: '/orders?market=cz', code: 'SHOP_FORBIDDEN' },
+      { client, key: t.context.key, tool: 'orders_list', args: { market: 's\u0000k' }, rest: '/orders?market=s%00k', code: 'INVALID_PARAMETER' },
     ];
     for (const c of cases) {
       const result = await c.client.callTool({ name: c.tool, arguments: c.args });
@@ -329,7 +331,7 @@ test('When a request carries a foreign Origin, then 403; a localhost or configur
 
   // A deployment with a public URL and a configured origin: only those two pass.
   const app = createApp({ db: t.context.database.db, cursorSecret: TEST_CURSOR_SECRET, now: () => TEST_NOW, mcp: { allowedOrigins: ['https://assistant.example'], publicBaseUrl: 'https://shop-data.example' } });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const configured: TestServer = { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: async () => {} };
   try {
@@ -449,7 +451,7 @@ test('When the server listens on loopback with no public URL, then a rebound DNS
   const list = modernRequest('tools/list', {}, t.context.key);
   for (const [localhostOnly, host, status] of [[true, 'rebound.example', 403], [true, 'localhost', 200], [true, '127.0.0.1', 200], [false, 'rebound.example', 200]] as const) {
     const app = createApp({ db: t.context.database.db, cursorSecret: TEST_CURSOR_SECRET, now: () => TEST_NOW, mcp: { allowedOrigins: [], localhostOnly } });
-    const server = http.createServer(app);
+    const server = createHttpServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as AddressInfo).port;

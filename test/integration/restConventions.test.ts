@@ -1,5 +1,6 @@
 /** REST conventions over the real HTTP server and a real Postgres: envelope, errors, auth, scopes, shops, periods, limits, cursors. */
 import { appTest, type AppContext } from '../helpers/app.js';
+import net from 'node:net';
 import { revokeAccessKey } from '../../src/auth/keys.js';
 import { api, issueKey } from '../helpers/server.js';
 
@@ -230,6 +231,37 @@ test('When a parameter is unknown or repeated, then 400 names it', async (t) => 
   t.is(unknown.body.error.details.param, 'colour');
   assertError(t, await get(t, '/orders?market=sk&market=cz'), 400, 'INVALID_PARAMETER');
   assertError(t, await get(t, '/nothing-here'), 404, 'ROUTE_NOT_FOUND');
+});
+
+test('When a value carries a NUL character, then 400 INVALID_PARAMETER names it (Postgres cannot take one; found by schemathesis)', async (t) => {
+  for (const [path, param] of [
+    ['/orders?market=s%00k', 'market'],
+    ['/shipping/shipments?market=%C3%A1%00x', 'market'],
+    ['/products/cz?market=5%00c', 'market'],
+    ['/orders/2026%000001?market=sk', 'orderCode'],
+    ['/products?market=sk&query=mug%00', 'query'],
+  ] as const) {
+    const res = await get(t, path);
+    assertError(t, res, 400, 'INVALID_PARAMETER');
+    t.is(res.body.error.details.param, param, path);
+  }
+});
+
+test('When the URL and headers exceed 16 KB or the request cannot be parsed, then the D3 body still comes with 431 or 400 and a request id', async (t) => {
+  const res = await get(t, `/orders?market=sk&cursor=${'x'.repeat(20_000)}`);
+  assertError(t, res, 431, 'REQUEST_HEADERS_TOO_LARGE');
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(new URL(t.context.server.baseUrl).port), '127.0.0.1', () => socket.end('NONSENSE\r\n\r\n'));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  t.regex(raw, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  t.regex(raw, /\r\nRequest-Id: req_/);
+  const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+  t.is(body.error.code, 'MALFORMED_REQUEST');
+  t.regex(body.meta.requestId, /^req_/);
 });
 
 test('When the key lacks purchase-prices:read or personal-data:read, then those fields are absent, not null or zero', async (t) => {
