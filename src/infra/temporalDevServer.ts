@@ -20,7 +20,8 @@ export interface TemporalDevServerOptions {
 export interface RunningTemporal {
   address: string;
   uiUrl: string | null;
-  stop(): Promise<void>;
+  /** Stops the server (SIGTERM, SIGKILL after 10 s); `crash` kills it at once, as a crash would (recovery tests). */
+  stop(options?: { crash?: boolean }): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -68,10 +69,10 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const killOnExit = (): void => void child.kill('SIGTERM');
   process.on('exit', killOnExit);
 
-  const stop = async (): Promise<void> => {
+  const stop = async (options: { crash?: boolean } = {}): Promise<void> => {
     process.off('exit', killOnExit);
     if (exited || child.exitCode !== null) return;
-    child.kill('SIGTERM');
+    child.kill(options.crash ? 'SIGKILL' : 'SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
     await exitedPromise;
     clearTimeout(timer);

@@ -36,6 +36,9 @@ export function installRuntimeLogger(): void {
   Runtime.install({
     // Our entry points own shutdown (Ctrl-C stops the HTTP server, then the worker, then Temporal and Postgres).
     shutdownSignals: [],
+    // The native core's warnings (e.g. the server unreachable while it restarts) come here too, as JSON, not as
+    // plain text on stderr.
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'WARN' }, forward: {} } },
     logger: {
       log: (level: LogLevel, message: string, meta?: LogMetadata) => temporalLog[levels[level]](meta ?? {}, message),
       trace: (message: string, meta?: LogMetadata) => temporalLog.trace(meta ?? {}, message),
