@@ -1,7 +1,7 @@
 /** REST conventions over the real HTTP server and a real Postgres: envelope, errors, auth, scopes, shops, periods, limits, cursors. */
 import { appTest, type AppContext } from '../helpers/app.js';
 import net from 'node:net';
-import { revokeAccessKey } from '../../src/auth/keys.js';
+import { hashKey, revokeAccessKey } from '../../src/auth/keys.js';
 import { api, issueKey } from '../helpers/server.js';
 
 
@@ -45,7 +45,8 @@ test('When the credential is missing, unknown, malformed, revoked, expired or MC
   assertError(t, await get(t, '/stores', 'sk_' + 'A'.repeat(43)), 401, 'INVALID_CREDENTIALS');
   assertError(t, await get(t, '/stores', 'not-a-key'), 401, 'INVALID_CREDENTIALS');
   const revoked = await issueKey(db);
-  const listed = await db('access_keys').orderBy('created_at', 'desc').first();
+  // By its hash, not "the newest key": tests running beside this one issue keys too.
+  const listed = await db('access_keys').where({ key_hash: hashKey(revoked) }).first();
   t.true(await revokeAccessKey(db, String(listed.account_id), listed.id));
   assertError(t, await get(t, '/stores', revoked), 401, 'CREDENTIALS_REVOKED');
   const expired = await issueKey(db, { expiresAt: new Date('2020-01-01T00:00:00Z') });
