@@ -1,7 +1,7 @@
 /** Activities that load the demo platform's data (D20); thin, idempotent wrappers over src/platforms/demo/load.ts. */
 import type { Db } from '../src/db/knex.js';
 import {
-  DEMO_ACCOUNTS, demoAccountSpec, ensureDemoAccount, loadShopData, type ShopDataCounts,
+  analyzeLoadedTables, DEMO_ACCOUNTS, demoAccountSpec, ensureDemoAccount, loadShopData, type ShopDataCounts,
 } from '../src/platforms/demo/load.js';
 
 export interface EnsureDemoAccountsInput {
@@ -41,6 +41,11 @@ export function createDemoDataActivities(deps: { db: Db }) {
         accountId, shopCode: input.shopCode, seed: input.seed,
         orders: spec.ordersPerShop, days: spec.days, endDate: new Date(input.endDateIso),
       });
+    },
+
+    /** Refreshes the planner's statistics once the shops are loaded (a bulk load leaves them stale). */
+    async analyzeDemoData(): Promise<void> {
+      await analyzeLoadedTables(deps.db);
     },
   };
 }

@@ -3,7 +3,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { ShopDataCounts } from '../src/platforms/demo/load.js';
 
-const { ensureDemoAccounts, loadDemoShop } = proxyActivities<Activities>({
+const { ensureDemoAccounts, loadDemoShop, analyzeDemoData } = proxyActivities<Activities>({
   // A demo shop takes seconds; the limit leaves room for a slow machine, and the load is one transaction per shop.
   startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
@@ -34,5 +34,6 @@ export async function loadDemoDataWorkflow(input: LoadDemoDataInput): Promise<Lo
     );
     account.shops.forEach((shopCode, i) => results.push({ accountCode: account.accountCode, shopCode, counts: counts[i] }));
   }
+  await analyzeDemoData();
   return results;
 }
