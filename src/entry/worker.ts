@@ -23,7 +23,16 @@ await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespac
 // And one sync Schedule per live shop, kept in step with the shops (idempotent).
 await ensureSyncSchedules(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), db, { taskQueue: TASK_QUEUE, intervalMs: config.SYNC_INTERVAL });
 await clientConnection.close();
+// The Temporal runtime leaves signals to us (installRuntimeLogger): on SIGTERM (docker stop) or Ctrl-C the worker
+// stops polling, finishes the activities it runs, then exits; without this Node would exit at once mid-activity.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    logger.info({ signal }, 'stopping: finishing the current activities');
+    worker.shutdown();
+  });
+}
 logger.info('worker running');
 await worker.run();
+logger.info('stopped');
 await connection.close();
 await db.destroy();

@@ -1,15 +1,19 @@
 /**
- * `npm start`'s process (scripts/start.mjs) as a user runs it: its own embedded Postgres and Temporal dev server in a
- * fresh data directory, stopped by a terminal's Ctrl-C. This file starts its own Postgres and Temporal on purpose —
- * starting them is what it tests — and skips the demo data so it stays quick.
+ * The service's processes as they are run and stopped: `npm start` (scripts/start.mjs) with its own embedded Postgres
+ * and Temporal dev server in a fresh data directory, stopped by a terminal's Ctrl-C; and the production worker stopped
+ * by SIGTERM. This file starts its own Postgres and Temporal on purpose — starting and stopping them is what it
+ * tests, and the worker's Schedules must not reach the shared server — and skips the demo data so it stays quick.
  */
 import test from 'ava';
+import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { canConnect, findFreePort } from '../../src/infra/ports.js';
+import { startTemporalDevServer } from '../../src/infra/temporalDevServer.js';
+import { createTestDatabase } from '../helpers/db.js';
 import { waitUntil } from '../helpers/wait.js';
 
 interface LogLine { level: number; msg: string; signal?: string }
@@ -56,4 +60,32 @@ test('When npm start gets a terminal Ctrl-C, then it stops HTTP, the worker, Tem
   for (const [what, p] of [['HTTP', port], ['Postgres', pgPort], ['Temporal', temporalPort], ['Temporal UI', uiPort]] as const) {
     t.false(await canConnect(p), `${what} no longer listens`);
   }
+});
+
+test('When the production worker process gets SIGTERM, then it finishes its activities, logs stopped and exits 0', async (t) => {
+  t.timeout(120_000);
+  // Its own Temporal, so the worker's task queue, dispatcher and Schedules touch nothing of the other tests.
+  const temporal = await startTemporalDevServer({ dbFile: null, port: await findFreePort(), uiPort: null, namespace: 'default' });
+  t.teardown(() => temporal.stop());
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/entry/worker.js')], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'info', NODE_ENV: 'development',
+      CURSOR_SECRET: crypto.randomBytes(32).toString('hex'), SECRETS_KEY: crypto.randomBytes(32).toString('hex'),
+    },
+  });
+  t.teardown(() => void child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+  const up = Promise.race([waitUntil(async () => output.includes('"worker running"'), 90_000).then(() => true), exited.then(() => false)]);
+  t.true(await up, `the worker came up:\n${output}`);
+  child.kill('SIGTERM');
+  t.deepEqual(await exited, { code: 0, signal: null }, output);
+  t.regex(output, /"msg":"stopped"/);
 });
