@@ -14,10 +14,13 @@ export interface Secrets {
   cursorSecret: string;
   /** The 32-byte AES-256-GCM key of SECRETS_KEY. */
   secretsKey: Buffer;
+  /** SECRETS_KEY_PREVIOUS during a key rotation, else null. */
+  previousSecretsKey: Buffer | null;
 }
 
 export function loadSecrets(config: Config): Secrets {
-  if (config.CURSOR_SECRET && config.SECRETS_KEY) return { cursorSecret: config.CURSOR_SECRET, secretsKey: decodeKey32(config.SECRETS_KEY)! };
+  const previousSecretsKey = config.SECRETS_KEY_PREVIOUS ? decodeKey32(config.SECRETS_KEY_PREVIOUS)! : null;
+  if (config.CURSOR_SECRET && config.SECRETS_KEY) return { cursorSecret: config.CURSOR_SECRET, secretsKey: decodeKey32(config.SECRETS_KEY)!, previousSecretsKey };
   const file = path.join(config.DATA_DIR, 'secrets.json');
   const stored: Partial<LocalSecrets> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
   const local: LocalSecrets = {
@@ -31,5 +34,6 @@ export function loadSecrets(config: Config): Secrets {
   return {
     cursorSecret: config.CURSOR_SECRET ?? local.cursorSecret,
     secretsKey: decodeKey32(config.SECRETS_KEY ?? local.secretsKey!)!,
+    previousSecretsKey,
   };
 }

@@ -27,6 +27,8 @@ const schema = z.object({
   CURSOR_SECRET: z.string().min(32, 'at least 32 characters').optional(),
   /** AES-256-GCM key that encrypts webhook endpoint secrets (D18). */
   SECRETS_KEY: z.string().refine((v) => decodeKey32(v) !== null, '32 bytes as 64 hex digits or base64').optional(),
+  /** During a rotation of SECRETS_KEY: the old key, read but never written with (`secrets re-encrypt` moves rows off it). */
+  SECRETS_KEY_PREVIOUS: z.string().refine((v) => decodeKey32(v) !== null, '32 bytes as 64 hex digits or base64').optional(),
   /** D17: deliver to loopback addresses over http on any port (development and tests only). */
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag.default(false),
   /** D17: delays between webhook attempts, e.g. `1s,2s,3s,4s,5s` (development and benchmarks only). */

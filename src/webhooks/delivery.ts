@@ -88,7 +88,7 @@ export async function attemptDelivery(db: Db, settings: WebhookSettings, input: 
   let result: SendResult;
   try {
     const destination = await verifyDestination(row.url, settings, settings.resolve);
-    const secret = decryptSecret(settings.secretsKey, String(row.endpoint_id), row.secret_encrypted);
+    const secret = decryptSecret({ current: settings.secretsKey, previous: settings.previousSecretsKey }, String(row.endpoint_id), row.secret_encrypted);
     const headers = deliveryRequestHeaders({
       eventType: row.event_type, eventId: row.event_id, deliveryId: String(row.id), secret, body: row.body, timestamp: Math.floor(Date.now() / 1000),
     });

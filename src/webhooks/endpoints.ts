@@ -11,7 +11,7 @@ import { listShops } from '../queries/shops.js';
 import { verifyDestination, WebhookAddressError, type AddressPolicy, type Resolver } from './addresses.js';
 import { createDeliveries } from './dispatch.js';
 import { webhookEntitlement } from './plan.js';
-import { encryptSecret, generateEndpointSecret } from './secrets.js';
+import { decryptSecret, encryptSecret, generateEndpointSecret, needsReencryption, type SecretKeys } from './secrets.js';
 
 export type EndpointState = 'enabled' | 'paused' | 'disabled';
 
@@ -124,6 +124,25 @@ export async function rotateEndpointSecret(db: Db, deps: Pick<EndpointDeps, 'sec
   const secret = generateEndpointSecret();
   await db('webhook_endpoints').where({ id }).update({ secret_encrypted: encryptSecret(deps.secretsKey, id, secret), secret_rotated_at: db.fn.now(), updated_at: db.fn.now() });
   return { id, secret };
+}
+
+/**
+ * The last step of a SECRETS_KEY rotation: every endpoint secret (deleted endpoints' too) not yet under the current
+ * key is decrypted with the previous one and encrypted with the current one, in one transaction. The secrets
+ * themselves do not change, so receivers notice nothing. Running it again finds nothing to do.
+ */
+export async function reencryptEndpointSecrets(db: Db, keys: SecretKeys): Promise<{ reencrypted: number; endpoints: number }> {
+  return db.transaction(async (trx) => {
+    const rows: { id: string; secret_encrypted: Buffer }[] = await trx('webhook_endpoints').select('id', 'secret_encrypted').orderBy('id').forUpdate();
+    let reencrypted = 0;
+    for (const row of rows) {
+      if (!needsReencryption(keys.current, row.secret_encrypted)) continue;
+      const secret = decryptSecret(keys, String(row.id), row.secret_encrypted);
+      await trx('webhook_endpoints').where({ id: row.id }).update({ secret_encrypted: encryptSecret(keys.current, String(row.id), secret) });
+      reencrypted++;
+    }
+    return { reencrypted, endpoints: rows.length };
+  });
 }
 
 /**

@@ -4,9 +4,19 @@
  */
 import crypto from 'node:crypto';
 
-const VERSION = 1;
+/** v1: written before key ids; read by trying the current key, then the previous one. */
+const VERSION_UNTAGGED = 1;
+/** v2: carries the id of the key it was encrypted under, so a rotation knows which rows to re-encrypt. */
+const VERSION_TAGGED = 2;
+const KEY_ID_BYTES = 4;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+
+/** The keys a process holds: SECRETS_KEY encrypts; SECRETS_KEY_PREVIOUS is only read, during a rotation. */
+export interface SecretKeys {
+  current: Buffer;
+  previous?: Buffer | null;
+}
 
 export function generateEndpointSecret(): string {
   return `whsec_${crypto.randomBytes(32).toString('base64')}`;
@@ -16,22 +26,54 @@ function additionalData(endpointId: string): Buffer {
   return Buffer.from(`webhook_endpoint:${endpointId}`, 'utf8');
 }
 
-/** version (1 byte) | IV (12) | tag (16) | ciphertext */
+/** A short, non-secret fingerprint of a key (first 4 bytes of its SHA-256), stored beside each ciphertext. */
+export function keyId(key: Buffer): Buffer {
+  return crypto.createHash('sha256').update(key).digest().subarray(0, KEY_ID_BYTES);
+}
+
+/** version 2 (1 byte) | key id (4) | IV (12) | tag (16) | ciphertext */
 export function encryptSecret(key: Buffer, endpointId: string, secret: string): Buffer {
   const iv = crypto.randomBytes(IV_BYTES);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(additionalData(endpointId));
   const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), ciphertext]);
+  return Buffer.concat([Buffer.from([VERSION_TAGGED]), keyId(key), iv, cipher.getAuthTag(), ciphertext]);
 }
 
-/** Throws when the key is wrong or the stored value was altered. */
-export function decryptSecret(key: Buffer, endpointId: string, stored: Buffer): string {
-  if (stored[0] !== VERSION) throw new Error(`Unknown secret format ${stored[0]}`);
-  const iv = stored.subarray(1, 1 + IV_BYTES);
-  const tag = stored.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
+function decryptWith(key: Buffer, endpointId: string, body: Buffer): string {
+  const iv = body.subarray(0, IV_BYTES);
+  const tag = body.subarray(IV_BYTES, IV_BYTES + TAG_BYTES);
   const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
   decipher.setAAD(additionalData(endpointId));
   decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(stored.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  return Buffer.concat([decipher.update(body.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+}
+
+/**
+ * Decrypts with the current key or, during a rotation, the previous one. Throws when neither key fits or the stored
+ * value was altered. `keys` may be a bare key (the current one).
+ */
+export function decryptSecret(keys: Buffer | SecretKeys, endpointId: string, stored: Buffer): string {
+  const { current, previous } = Buffer.isBuffer(keys) ? { current: keys, previous: null } : keys;
+  const candidates = previous ? [current, previous] : [current];
+  if (stored[0] === VERSION_TAGGED) {
+    const id = stored.subarray(1, 1 + KEY_ID_BYTES);
+    const key = candidates.find((k) => keyId(k).equals(id));
+    if (!key) throw new Error(`The secret was encrypted under another SECRETS_KEY (key id ${id.toString('hex')}); set SECRETS_KEY_PREVIOUS to that key.`);
+    return decryptWith(key, endpointId, stored.subarray(1 + KEY_ID_BYTES));
+  }
+  if (stored[0] !== VERSION_UNTAGGED) throw new Error(`Unknown secret format ${stored[0]}`);
+  for (const [i, key] of candidates.entries()) {
+    try {
+      return decryptWith(key, endpointId, stored.subarray(1));
+    } catch (error) {
+      if (i === candidates.length - 1) throw error;
+    }
+  }
+  throw new Error('unreachable');
+}
+
+/** True unless the value is already encrypted under `current` in the current format. */
+export function needsReencryption(current: Buffer, stored: Buffer): boolean {
+  return stored[0] !== VERSION_TAGGED || !stored.subarray(1, 1 + KEY_ID_BYTES).equals(keyId(current));
 }

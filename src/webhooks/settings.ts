@@ -17,6 +17,8 @@ export const LOG_RETENTION_DAYS = 30;
 export interface WebhookSettings {
   /** AES-256-GCM key of the endpoint secrets (D18). */
   secretsKey: Buffer;
+  /** The key before a rotation, still accepted for reading (SECRETS_KEY_PREVIOUS). */
+  previousSecretsKey?: Buffer | null;
   /** D17: loopback over http allowed (never in production). */
   allowLoopback: boolean;
   /** Delays between attempts; attempts = delays + 1. */
@@ -29,6 +31,7 @@ export interface WebhookSettings {
 export function webhookSettings(config: Config, secrets: Secrets): WebhookSettings {
   return {
     secretsKey: secrets.secretsKey,
+    previousSecretsKey: secrets.previousSecretsKey,
     allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
     retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE_MS,
     timeoutMs: RECEIVER_TIMEOUT_MS,

@@ -5,6 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { api } from '../helpers/server.js';
+import crypto from 'node:crypto';
+import { decryptSecret } from '../../src/webhooks/secrets.js';
+import { fakeDns, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
 const run = promisify(execFile);
 
@@ -12,9 +15,13 @@ const test = appTest();
 type Context = AppContext;
 
 async function cli(t: { context: Context }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliWithEnv(t, {}, ...args);
+}
+
+async function cliWithEnv(t: { context: Context }, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), ...args], {
-      env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent', ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -70,4 +77,34 @@ test('When a key is created for another account with --account, then it sees onl
   const { key } = JSON.parse(created.stdout);
   const stores = await api(t.context.server, '/stores', key);
   t.deepEqual(stores.body.data.map((s: any) => s.code).sort(), ['cz', 'sk']);
+});
+
+test('When SECRETS_KEY is rotated, then secrets re-encrypt moves every endpoint secret to the new key unchanged, and without the old key it refuses and writes nothing', async (t) => {
+  const db = t.context.database.db;
+  const oldKey = crypto.randomBytes(32);
+  const newKey = crypto.randomBytes(32);
+  const settings = testSettings({ secretsKey: oldKey, allowLoopback: false, resolve: fakeDns({ 'hooks.example.com': ['93.184.215.14'] }).resolve });
+  const endpoints = [
+    await makeEndpoint(db, settings, { url: 'https://hooks.example.com/a', name: 'rotation a' }),
+    await makeEndpoint(db, settings, { url: 'https://hooks.example.com/b', name: 'rotation b' }),
+  ];
+  const stored = async () => new Map<string, Buffer>((await db('webhook_endpoints').select('id', 'secret_encrypted')).map((r: { id: string; secret_encrypted: Buffer }) => [String(r.id), r.secret_encrypted]));
+  const before = await stored();
+  const env = { CURSOR_SECRET: crypto.randomBytes(32).toString('hex'), SECRETS_KEY: newKey.toString('hex') };
+
+  const refused = await cliWithEnv(t, env, 'secrets', 're-encrypt', '--json');
+  t.is(refused.code, 2, refused.stderr);
+  t.regex(refused.stderr, /SECRETS_KEY_PREVIOUS/);
+  t.deepEqual(await stored(), before, 'nothing was written');
+
+  const done = await cliWithEnv(t, { ...env, SECRETS_KEY_PREVIOUS: oldKey.toString('base64') }, 'secrets', 're-encrypt', '--json');
+  t.is(done.code, 0, done.stderr);
+  t.deepEqual(JSON.parse(done.stdout), { reencrypted: 2, endpoints: 2 });
+  const after = await stored();
+  for (const endpoint of endpoints) {
+    t.is(decryptSecret(newKey, endpoint.id, after.get(endpoint.id)!), endpoint.secret, 'the same secret, under the new key');
+    t.throws(() => decryptSecret(oldKey, endpoint.id, after.get(endpoint.id)!), undefined, 'the old key no longer reads it');
+  }
+  const again = await cliWithEnv(t, { ...env, SECRETS_KEY_PREVIOUS: oldKey.toString('base64') }, 'secrets', 're-encrypt', '--json');
+  t.deepEqual(JSON.parse(again.stdout), { reencrypted: 0, endpoints: 2 });
 });
