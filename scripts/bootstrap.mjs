@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Prepares a fresh checkout: installs npm deps, the pinned Temporal tools and builds dist/.
+// Prepares a fresh checkout: installs npm deps, the pinned Temporal tools (and with --test-tools the test-only
+// tools) and builds dist/.
 // Plain JS with node built-ins only, because it runs before node_modules exists.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -73,6 +74,21 @@ if (missing.length > 0) {
   }
   for (const tool of missing) {
     if (!installed(tool)) fail(`${tool.pypi} did not provide ${versions.toolsDir}/bin/${tool.bin}`);
+  }
+}
+
+// b2. For `npm test` only (--test-tools): schemathesis, which fuzzes our OpenAPI contract, in its own virtualenv.
+if (process.argv.includes('--test-tools')) {
+  const tool = versions.schemathesis;
+  const dir = join(root, tool.dir);
+  const marker = join(dir, '.installed-version');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== tool.version) {
+    say(`installing ${tool.pypi}==${tool.version} into ${tool.dir}`, true);
+    rmSync(dir, { recursive: true, force: true });
+    run('python3', ['-m', 'venv', dir], 'python3 -m venv for schemathesis');
+    run(join(dir, 'bin/python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `${tool.pypi}==${tool.version}`],
+      `pip install of ${tool.pypi}`, { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' });
+    writeFileSync(marker, `${tool.version}\n`);
   }
 }
 
