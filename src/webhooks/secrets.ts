@@ -63,14 +63,15 @@ export function decryptSecret(keys: Buffer | SecretKeys, endpointId: string, sto
     return decryptWith(key, endpointId, stored.subarray(1 + KEY_ID_BYTES));
   }
   if (stored[0] !== VERSION_UNTAGGED) throw new Error(`Unknown secret format ${stored[0]}`);
-  for (const [i, key] of candidates.entries()) {
+  let lastError: unknown;
+  for (const key of candidates) {
     try {
       return decryptWith(key, endpointId, stored.subarray(1));
     } catch (error) {
-      if (i === candidates.length - 1) throw error;
+      lastError = error;
     }
   }
-  throw new Error('unreachable');
+  throw lastError;
 }
 
 /** True unless the value is already encrypted under `current` in the current format. */
