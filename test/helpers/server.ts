@@ -1,6 +1,7 @@
 /** The real HTTP application on port 0 over a test database, plus helpers to issue keys and call it. */
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app.js';
+import type { McpOptions } from '../../api/mcp/router.js';
 import { createAccessKey } from '../../src/auth/keys.js';
 import { allScopes, type Interface, type Scope } from '../../src/auth/scopes.js';
 import type { Db } from '../../src/db/knex.js';
@@ -13,8 +14,9 @@ export interface TestServer {
   close: () => Promise<void>;
 }
 
-export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW): Promise<TestServer> {
-  const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now });
+/** Starts the application on a free port; `mcp` sets the MCP origin and host rules of a deployment. */
+export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW, mcp?: McpOptions): Promise<TestServer> {
+  const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now, mcp });
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

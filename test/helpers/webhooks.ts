@@ -1,5 +1,6 @@
 /** Webhook test helpers: settings with a controllable DNS, endpoints and events made through the service's own code. */
 import crypto from 'node:crypto';
+import type { ExecutionContext } from 'ava';
 import type { Db } from '../../src/db/knex.js';
 import { recordEvent } from '../../src/events/outbox.js';
 import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
@@ -7,6 +8,8 @@ import type { ResolvedAddress, Resolver } from '../../src/webhooks/addresses.js'
 import { envelopeBody } from '../../src/webhooks/dispatch.js';
 import { createEndpoint, disableEndpoint } from '../../src/webhooks/endpoints.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, type WebhookSettings } from '../../src/webhooks/settings.js';
+import type { Receiver } from './receiver.js';
+import { waitUntil } from './wait.js';
 
 /** A DNS whose answers the test sets per name; unknown names do not resolve. Counts look-ups per name. */
 export function fakeDns(initial: Record<string, string[]> = {}) {
@@ -103,4 +106,26 @@ export async function ensureSampleWebhook(db: Db): Promise<string> {
   await db('webhook_delivery_attempts').insert({ delivery_id: delivery.id, attempt: 1, outcome: 'success', http_status: 200, attempted_at: occurredAt, duration_ms: 42 });
   await disableEndpoint(db, account!.id, id);
   return id;
+}
+
+/**
+ * "Nothing lost, nothing logged twice" after a crash: waits until every delivery of `eventIds` (one per receiver)
+ * is SENT, then asserts exactly one successful attempt per delivery in the log and every event_id, correctly
+ * signed, at every receiver. Returns how many requests were redeliveries (receivers de-duplicate by event_id).
+ */
+export async function assertDeliveredOnceAfterCrash(t: ExecutionContext, db: Db, eventIds: string[], receivers: Receiver[], timeoutMs = 150_000): Promise<number> {
+  const expected = eventIds.length * receivers.length;
+  await waitUntil(async () => {
+    const rows = await db('webhook_deliveries').whereIn('event_id', eventIds).select('status');
+    return rows.length === expected && rows.every((row) => row.status === 'SENT');
+  }, timeoutMs);
+  const successes = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').whereIn('d.event_id', eventIds)
+    .where('a.outcome', 'success').select('a.delivery_id').count<{ delivery_id: string; count: string }[]>('* as count').groupBy('a.delivery_id');
+  t.is(successes.length, expected, 'every delivery has a successful attempt in the log');
+  t.true(successes.every((s) => Number(s.count) === 1), 'exactly one');
+  for (const r of receivers) {
+    t.deepEqual([...new Set(r.requests.map((q) => q.body.event_id))].sort(), [...eventIds].sort(), 'the receiver saw every event_id');
+    t.true(r.requests.every((q) => q.verifyError === null), 'every request verified');
+  }
+  return receivers.reduce((n, r) => n + r.requests.length, 0) - expected;
 }

@@ -5,22 +5,19 @@
 import { appTest, type AppContext } from '../helpers/app.js';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createApp } from '../../api/app.js';
 import { isLoopbackHost } from '../../api/mcp/router.js';
 import { TEXT_BUDGET, textRendering, toolDefinitions } from '../../api/mcp/tools.js';
 import { TOOLS_DOC_END, TOOLS_DOC_START, toolsMarkdown } from '../../api/mcp/toolsDoc.js';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { allScopes, type Scope } from '../../src/auth/scopes.js';
 import { capabilities } from '../../src/capabilities/registry.js';
-import { TEST_CURSOR_SECRET, TEST_NOW } from '../helpers/constants.js';
-import { api, issueKey, type TestServer } from '../helpers/server.js';
+import { TEST_NOW } from '../helpers/constants.js';
+import { api, issueKey, startTestServer } from '../helpers/server.js';
 import { connectLegacy, connectModern, envelope, LEGACY_VERSIONS, modernRequest, rawMcp, toolError, type LegacyVersion } from '../helpers/mcp.js';
-import { createHttpServer } from '../../api/http/server.js';
 
 
 const test = appTest();
@@ -330,10 +327,7 @@ test('When a request carries a foreign Origin, then 403; a localhost or configur
   t.is(local.status, 200, local.text);
 
   // A deployment with a public URL and a configured origin: only those two pass.
-  const app = createApp({ db: t.context.database.db, cursorSecret: TEST_CURSOR_SECRET, now: () => TEST_NOW, mcp: { allowedOrigins: ['https://assistant.example'], publicBaseUrl: 'https://shop-data.example' } });
-  const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const configured: TestServer = { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: async () => {} };
+  const configured = await startTestServer(t.context.database.db, () => TEST_NOW, { allowedOrigins: ['https://assistant.example'], publicBaseUrl: 'https://shop-data.example' });
   try {
     for (const [origin, status] of [['https://assistant.example', 200], ['https://shop-data.example', 200], ['http://localhost:6274', 403], ['https://assistant.example.evil', 403], ['null', 403]] as const) {
       const res = await rawMcp(configured, list.body, { ...list.headers, Origin: origin });
@@ -342,7 +336,7 @@ test('When a request carries a foreign Origin, then 403; a localhost or configur
     const noOrigin = await rawMcp(configured, list.body, list.headers);
     t.is(noOrigin.status, 200, 'clients outside a browser send no Origin');
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await configured.close();
   }
 });
 
@@ -450,14 +444,12 @@ test('When the server listens on loopback with no public URL, then a rebound DNS
 
   const list = modernRequest('tools/list', {}, t.context.key);
   for (const [localhostOnly, host, status] of [[true, 'rebound.example', 403], [true, 'localhost', 200], [true, '127.0.0.1', 200], [false, 'rebound.example', 200]] as const) {
-    const app = createApp({ db: t.context.database.db, cursorSecret: TEST_CURSOR_SECRET, now: () => TEST_NOW, mcp: { allowedOrigins: [], localhostOnly } });
-    const server = createHttpServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const server = await startTestServer(t.context.database.db, () => TEST_NOW, { allowedOrigins: [], localhostOnly });
     try {
-      const port = (server.address() as AddressInfo).port;
+      const port = Number(new URL(server.baseUrl).port);
       t.is(await postWithHost(port, `${host}:${port}`, list.body, list.headers), status, `${host} with localhostOnly=${localhostOnly}`);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   }
 });

@@ -13,7 +13,7 @@ import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
+import { assertDeliveredOnceAfterCrash, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
 interface Context { database: TestDatabase; connection: Connection; client: Client; taskQueue: string; children: ChildProcess[]; receivers: Receiver[] }
 const test = anyTest as TestFn<Context>;
@@ -67,23 +67,6 @@ test('When the worker is killed in the middle of a burst, then after another wor
   t.true(seenAtKill < events * 2, `killed in the middle (${seenAtKill} of ${events * 2} received)`);
 
   await startWorkerProcess(t, settings.secretsKey);
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const pending = await db('webhook_deliveries').whereIn('event_id', eventIds).whereNot('status', 'SENT').count<{ count: string }[]>('* as count').first();
-    const total = await db('webhook_deliveries').whereIn('event_id', eventIds).count<{ count: string }[]>('* as count').first();
-    if (Number(total!.count) === events * 2 && Number(pending!.count) === 0) break;
-    if (Date.now() > deadline) throw new Error(`not all delivered: ${pending!.count} of ${total!.count} not SENT`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-
-  const successes = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').whereIn('d.event_id', eventIds)
-    .where('a.outcome', 'success').select('a.delivery_id').count<{ delivery_id: string; count: string }[]>('* as count').groupBy('a.delivery_id');
-  t.is(successes.length, events * 2, 'every delivery has a successful attempt in the log');
-  t.true(successes.every((s) => Number(s.count) === 1), 'exactly one');
-  for (const r of receivers) {
-    t.deepEqual([...new Set(r.requests.map((q) => q.body.event_id))].sort(), [...eventIds].sort(), 'the receiver saw every event_id');
-    t.true(r.requests.every((q) => q.verifyError === null));
-  }
-  const duplicates = receivers.reduce((n, r) => n + r.requests.length, 0) - events * 2;
+  const duplicates = await assertDeliveredOnceAfterCrash(t, db, eventIds, receivers);
   t.log(`received at kill: ${seenAtKill}; redelivered after the crash (de-duplicated by event_id): ${duplicates}`);
 });

@@ -17,8 +17,7 @@ import { createWorker } from '../../src/temporal/worker.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { waitUntil } from '../helpers/wait.js';
-import { emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
+import { assertDeliveredOnceAfterCrash, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
 interface Context { database: TestDatabase; dir: string; cleanups: Array<() => Promise<void>> }
 const test = anyTest as TestFn<Context>;
@@ -68,16 +67,6 @@ test('When the Temporal server is killed in the middle of a burst and comes back
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   temporal = await startTemporalDevServer(serverOptions);
 
-  const allSent = async () => {
-    const rows = await db('webhook_deliveries').whereIn('event_id', eventIds).select('status');
-    return rows.length === events && rows.every((row) => row.status === 'SENT');
-  };
-  await waitUntil(allSent, 150_000);
-  const successes = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').whereIn('d.event_id', eventIds)
-    .where('a.outcome', 'success').select('a.delivery_id').count<{ delivery_id: string; count: string }[]>('* as count').groupBy('a.delivery_id');
-  t.is(successes.length, events, 'every delivery has a successful attempt in the log');
-  t.true(successes.every((s) => Number(s.count) === 1), 'exactly one');
-  t.deepEqual([...new Set(receiver.requests.map((q) => q.body.event_id))].sort(), [...eventIds].sort(), 'the receiver saw every event_id');
-  t.true(receiver.requests.every((q) => q.verifyError === null));
-  t.log(`received at the crash: ${seenAtCrash}; redelivered after it (de-duplicated by event_id): ${receiver.requests.length - events}`);
+  const redelivered = await assertDeliveredOnceAfterCrash(t, db, eventIds, [receiver]);
+  t.log(`received at the crash: ${seenAtCrash}; redelivered after it (de-duplicated by event_id): ${redelivered}`);
 });
