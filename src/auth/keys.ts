@@ -4,7 +4,7 @@ import type { Db } from '../db/knex.js';
 import { AccessKey } from '../db/models.js';
 import { AppError } from '../errors.js';
 import type { Caller } from '../capabilities/context.js';
-import { allScopes, isScope, type Interface, type Scope } from './scopes.js';
+import { allScopes, isScope, type Interface, type Scope, type WriteMode } from './scopes.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -33,6 +33,8 @@ export interface NewKey {
   shopCodes: string[] | null;
   expiresAt: Date | null;
   createdBy: string;
+  /** D13; default `proposals`. */
+  writeMode?: WriteMode;
 }
 
 /** Creates a key and returns its id and the key itself, which is never retrievable again. */
@@ -51,6 +53,7 @@ export async function createAccessKey(db: Db, input: NewKey): Promise<{ id: stri
     shop_codes: input.shopCodes ?? [],
     created_by: input.createdBy,
     expires_at: input.expiresAt,
+    write_mode: input.writeMode ?? 'proposals',
   });
   return { id, key };
 }
@@ -62,6 +65,7 @@ export interface KeySummary {
   interfaces: string[];
   scopes: string[];
   shops: string[] | 'all';
+  writeMode: string;
   createdBy: string;
   createdAt: string;
   expiresAt: string | null;
@@ -75,7 +79,7 @@ export async function listAccessKeys(db: Db, accountId: string): Promise<KeySumm
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return rows.map((r) => ({
     id: r.id, name: r.name, hint: r.key_hint, interfaces: r.interfaces, scopes: r.scopes,
-    shops: r.all_shops ? 'all' : r.shop_codes, createdBy: r.created_by, createdAt: r.created_at.toISOString(),
+    shops: r.all_shops ? 'all' : r.shop_codes, writeMode: r.write_mode, createdBy: r.created_by, createdAt: r.created_at.toISOString(),
     expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at),
   }));
 }
@@ -112,6 +116,7 @@ export async function authenticateKey(db: Db, token: string, iface: Interface, n
     shopCodes: row.all_shops ? null : new Set(row.shop_codes as string[]),
     credentialId: row.id,
     interface: iface,
+    writeMode: row.write_mode,
   };
 }
 

@@ -19,3 +19,11 @@ export function isScope(value: string): value is Scope {
 
 export const allInterfaces = ['rest', 'mcp'] as const;
 export type Interface = (typeof allInterfaces)[number];
+
+/** AI write mode of a key or connection (D13): no write tools, writes become proposals a person approves, or approved-by-policy writes at once. */
+export const writeModes = ['read_only', 'proposals', 'autonomous'] as const;
+export type WriteMode = (typeof writeModes)[number];
+
+export function isWriteMode(value: string): value is WriteMode {
+  return (writeModes as readonly string[]).includes(value);
+}

@@ -1,6 +1,6 @@
 /** What a capability handler gets: the caller's account, scopes and shops, never HTTP or MCP. */
 import type { Db } from '../db/knex.js';
-import type { Interface, Scope } from '../auth/scopes.js';
+import type { Interface, Scope, WriteMode } from '../auth/scopes.js';
 
 export interface AccountRef {
   id: string;
@@ -24,6 +24,8 @@ export interface Caller {
   shopCodes: ReadonlySet<string> | null;
   credentialId: string;
   interface: Interface;
+  /** What write tools the credential's holder gets over MCP (D13); `proposals` by default. */
+  writeMode: WriteMode;
 }
 
 export interface CapabilityContext {

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { durationMs } from '../config/index.js';
 import { createAccessKey, listAccessKeys, parseScopes, revokeAccessKey } from '../auth/keys.js';
-import { allInterfaces, type Interface } from '../auth/scopes.js';
+import { allInterfaces, isWriteMode, writeModes, type Interface } from '../auth/scopes.js';
 import type { Db } from '../db/knex.js';
 import { findAccountByCode, listShops } from '../queries/shops.js';
 import { print, UsageError } from './output.js';
@@ -27,7 +27,7 @@ export async function keysCommand(db: Db, argv: string[]): Promise<void> {
     allowPositionals: true,
     options: {
       name: { type: 'string' }, scopes: { type: 'string' }, interfaces: { type: 'string' }, shops: { type: 'string' },
-      account: { type: 'string', default: 'demo' }, 'expires-in': { type: 'string' }, json: { type: 'boolean', default: false },
+      account: { type: 'string', default: 'demo' }, 'expires-in': { type: 'string' }, 'write-mode': { type: 'string', default: 'proposals' }, json: { type: 'boolean', default: false },
     },
   });
   const acct = await account(db, values.account!);
@@ -58,13 +58,15 @@ export async function keysCommand(db: Db, argv: string[]): Promise<void> {
         throw new UsageError('--expires-in must be a duration such as 12h or 30d.');
       }
     }
-    const created = await createAccessKey(db, { accountId: acct.id, name: values.name, scopes, interfaces: parseInterfaces(values.interfaces), shopCodes, expiresAt, createdBy: 'cli' });
+    const writeMode = values['write-mode']!;
+    if (!isWriteMode(writeMode)) throw new UsageError(`--write-mode must be one of ${writeModes.join(', ')} (got ${writeMode}).`);
+    const created = await createAccessKey(db, { accountId: acct.id, name: values.name, scopes, interfaces: parseInterfaces(values.interfaces), shopCodes, expiresAt, createdBy: 'cli', writeMode });
     print(json, { id: created.id, key: created.key, expiresAt: expiresAt?.toISOString() ?? null }, `Created ${created.id}. The key is shown only now:\n\n  ${created.key}\n`);
     return;
   }
   if (action === 'list') {
     const keys = await listAccessKeys(db, acct.id);
-    const lines = keys.map((k) => `${k.id}  ${k.hint}  ${k.name}  [${k.interfaces.join(',')}]  shops=${k.shops === 'all' ? 'all' : k.shops.join(',')}  ${k.revokedAt ? `revoked ${k.revokedAt}` : k.expiresAt ? `expires ${k.expiresAt}` : 'active'}`);
+    const lines = keys.map((k) => `${k.id}  ${k.hint}  ${k.name}  [${k.interfaces.join(',')}]  shops=${k.shops === 'all' ? 'all' : k.shops.join(',')}  write=${k.writeMode}  ${k.revokedAt ? `revoked ${k.revokedAt}` : k.expiresAt ? `expires ${k.expiresAt}` : 'active'}`);
     print(json, { keys }, lines.length ? lines.join('\n') : '(no keys)');
     return;
   }

@@ -57,6 +57,8 @@ export class AccessKey extends Model {
   expires_at!: Date | null;
   last_used_at!: Date | null;
   revoked_at!: Date | null;
+  /** AI write mode (D13): read_only, proposals, autonomous. */
+  write_mode!: string;
 
   static override get relationMappings(): RelationMappings {
     return { account: { relation: Model.BelongsToOneRelation, modelClass: Account, join: { from: 'access_keys.account_id', to: 'accounts.id' } } };

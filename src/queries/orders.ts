@@ -9,7 +9,7 @@ const orderColumns = [
   'id', 'code', 'created_at', 'updated_at', 'status_id', 'status_name', 'paid', 'paid_at', 'currency',
   'total_with_vat', 'total_without_vat', 'total_vat', 'shipping_with_vat', 'payment_method', 'shipping_method',
   'variable_symbol', 'customer_email_hash', 'customer_first_name', 'customer_last_name', 'customer_company',
-  'customer_email', 'customer_phone', 'customer_street', 'customer_city', 'customer_zip', 'customer_country',
+  'customer_email', 'customer_phone', 'customer_street', 'customer_city', 'customer_zip', 'customer_country', 'coupon_code', 'discount_with_vat',
 ];
 
 type OrderRow = Record<string, any> & { id: string; created_at: Date };
@@ -29,6 +29,8 @@ function toOrder(row: OrderRow, items: ItemRow[]) {
     totalWithoutVat: money(row.total_without_vat, currency),
     totalVat: money(row.total_vat, currency),
     shippingWithVat: money(row.shipping_with_vat, currency),
+    couponCode: row.coupon_code,
+    discountWithVat: money(row.discount_with_vat, currency),
     paymentMethod: row.payment_method,
     shippingMethod: row.shipping_method,
     variableSymbol: row.variable_symbol,
@@ -46,7 +48,9 @@ function toOrder(row: OrderRow, items: ItemRow[]) {
     },
     items: items.map((item) => ({
       lineNo: item.line_no,
+      kind: item.kind,
       productCode: item.product_code,
+      couponCode: item.coupon_code,
       name: item.name,
       quantity: item.quantity,
       unitPriceWithVat: money(item.unit_price_with_vat, currency),

@@ -32,15 +32,24 @@ export function orderRow(shopId: string, o: PlatformOrder): Row {
     shipping_method: o.shippingMethod, variable_symbol: o.variableSymbol, customer_email_hash: o.customerEmailHash,
     customer_first_name: c.firstName, customer_last_name: c.lastName, customer_company: c.company, customer_email: c.email,
     customer_phone: c.phone, customer_street: c.street, customer_city: c.city, customer_zip: c.zip, customer_country: c.country,
+    coupon_code: o.couponCode, discount_with_vat: formatMinor(o.discounts.reduce((sum, d) => sum + d.amountWithVatMinor, 0)),
   };
 }
 
+/** The order's lines: its goods, then its discount lines (no product, quantity 1, negative prices). */
 export function orderItemRows(orderId: string | number, o: PlatformOrder): Row[] {
-  return o.items.map((it) => ({
-    order_id: orderId, line_no: it.lineNo, product_code: it.productCode, name: it.name, quantity: it.quantity,
+  const goods = o.items.map((it) => ({
+    order_id: orderId, line_no: it.lineNo, kind: 'product', product_code: it.productCode, name: it.name, quantity: it.quantity,
     unit_price_with_vat: formatMinor(it.unitPriceWithVatMinor), unit_price_without_vat: formatMinor(it.unitPriceWithoutVatMinor),
     vat_rate: it.vatRate, purchase_price_without_vat: it.purchasePriceWithoutVatMinor === null ? null : formatMinor(it.purchasePriceWithoutVatMinor),
+    coupon_code: null,
   }));
+  const discounts = o.discounts.map((d, i) => ({
+    order_id: orderId, line_no: o.items.length + 1 + i, kind: 'discount', product_code: null, name: d.name, quantity: 1,
+    unit_price_with_vat: formatMinor(d.amountWithVatMinor), unit_price_without_vat: formatMinor(d.amountWithoutVatMinor),
+    vat_rate: d.vatRate, purchase_price_without_vat: null, coupon_code: d.couponCode,
+  }));
+  return [...goods, ...discounts];
 }
 
 export function shipmentRow(shopId: string, s: PlatformShipment): Row {

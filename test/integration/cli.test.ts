@@ -43,6 +43,7 @@ test('When a key is created with --json, then one JSON object carries id and key
   t.is(listed.code, 0);
   const entry = JSON.parse(listed.stdout).keys.find((k: any) => k.id === id);
   t.deepEqual(entry.shops, ['sk', 'cz']);
+  t.is(entry.writeMode, 'proposals', 'D13 default');
   t.false(listed.stdout.includes(key), 'the key is never shown again');
   const stored = await t.context.database.db('access_keys').where({ id }).first();
   t.false(JSON.stringify(stored).includes(key.slice(3)), 'only a hash is stored');
@@ -60,6 +61,7 @@ test('When the arguments are wrong, then the command exits 2 with a clear messag
     [['keys', 'create', '--name', 'x', '--scopes', 'all', '--interfaces', 'rest', '--shops', 'sk,xx'], /Unknown shop/],
     [['keys', 'create', '--name', 'x', '--scopes', 'all', '--interfaces', 'rest', '--shops', 'all', '--expires-in', 'soon'], /--expires-in/],
     [['keys', 'create', '--scopes', 'all', '--interfaces', 'rest', '--shops', 'all'], /--name/],
+    [['keys', 'create', '--name', 'x', '--scopes', 'all', '--interfaces', 'mcp', '--shops', 'all', '--write-mode', 'yolo'], /--write-mode/],
     [['keys', 'revoke', 'key_nope'], /No key/],
     [['keys', 'list', '--account', 'nobody'], /No account/],
     [['frobnicate'], /Unknown command/],

@@ -59,7 +59,7 @@ test('When products are generated, then EANs have valid check digits, codes are 
   t.is(ean13CheckDigit('400638133393'), 1);
 });
 
-test('When orders are generated, then totals equal the lines plus shipping with VAT per line', (t) => {
+test('When orders are generated, then totals equal the lines plus shipping plus the coupon\'s discount lines, with VAT per line', (t) => {
   for (const code of Object.keys(SHOPS)) {
     for (const o of ordersOf(11, code)) {
       let withVat = o.shippingWithVatMinor;
@@ -69,6 +69,10 @@ test('When orders are generated, then totals equal the lines plus shipping with 
         withVat += it.unitPriceWithVatMinor * it.quantity;
         withoutVatSum += withoutVat(it.unitPriceWithVatMinor * it.quantity, it.vatRate);
         t.is(it.unitPriceWithoutVatMinor, withoutVat(it.unitPriceWithVatMinor, it.vatRate));
+      }
+      for (const d of o.discounts) {
+        withVat += d.amountWithVatMinor;
+        withoutVatSum += d.amountWithoutVatMinor;
       }
       t.is(o.totalWithVatMinor, withVat);
       t.is(o.totalWithoutVatMinor, withoutVatSum);

@@ -9,7 +9,9 @@ import type { FieldScopes } from '../projection.js';
 
 const orderItem = z.object({
   lineNo: z.number().int(),
-  productCode: z.string().nullable().describe('Product code in the shop; null for a line without a catalogue product (e.g. a fee).'),
+  kind: z.enum(['product', 'discount']).describe('`product`: goods; `discount`: a coupon\'s discount at one VAT rate (negative prices, no product).'),
+  productCode: z.string().nullable().describe('Product code in the shop; null for a line without a catalogue product (a discount).'),
+  couponCode: z.string().nullable().describe('For a discount line, the coupon it comes from; null otherwise.'),
   name: z.string(),
   quantity: z.string().describe('Decimal string.'),
   unitPriceWithVat: moneySchema,
@@ -42,6 +44,8 @@ export const orderSchema = z.object({
   totalWithoutVat: moneySchema,
   totalVat: moneySchema,
   shippingWithVat: moneySchema,
+  couponCode: z.string().nullable().describe('The coupon the customer applied, or null; read it with coupons_get.'),
+  discountWithVat: moneySchema.describe('Sum of the discount lines with VAT (zero or negative); already included in the totals.'),
   paymentMethod: z.string(),
   shippingMethod: z.string(),
   variableSymbol: z.string().describe('Payment reference, at most 10 digits.'),

@@ -4,6 +4,7 @@ import * as m002 from './002_catalogue_orders_shipping.js';
 import * as m003 from './003_outbox.js';
 import * as m004 from './004_live_sync.js';
 import * as m005 from './005_webhooks.js';
+import * as m006 from './006_order_coupons_write_mode.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -11,4 +12,5 @@ export const migrations = [
   { name: '003_outbox', ...m003 },
   { name: '004_live_sync', ...m004 },
   { name: '005_webhooks', ...m005 },
+  { name: '006_order_coupons_write_mode', ...m006 },
 ];

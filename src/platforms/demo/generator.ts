@@ -7,6 +7,7 @@ import { createRandom, mixSeed, Random, type RandomState } from './random.js';
 import { planShipment, TrackingNumbers, type ShipmentPlan, type TrackingState } from './shipments.js';
 import { DAY_MS, HOUR_MS, localDateUtc, localMidnightInstant } from './time.js';
 import { completePlan, orderAt, stockChangeTimes, type BaseOrderPlan, type OrderPlan } from './timeline.js';
+import { applyOrderCoupon, CouponBook } from './coupons.js';
 import type { GeneratedOrder, GeneratedOrderItem, GenerateOptions } from './types.js';
 
 export { generateCatalogue, ean13CheckDigit } from './generateCatalogue.js';
@@ -52,6 +53,8 @@ interface GeneratorState {
   moved: number[];
   /** Per product: the latest stock-relevant instant of those orders. */
   stockTouched: number[];
+  /** Uses so far per coupon code (usage limits). */
+  couponUses: Array<[string, number]>;
 }
 
 /** Derives the seed of one shop of one account, so equal shop codes of different tenants get different data. */
@@ -152,6 +155,8 @@ interface OrderContext {
   yearSeq: Map<number, number>;
   moved: number[];
   stockTouched: number[];
+  coupons: CouponBook;
+  couponUses: Map<string, number>;
 }
 
 function buildItems(ctx: OrderContext, createdMs: number): GeneratedOrderItem[] {
@@ -213,8 +218,13 @@ function buildOrderPlan(ctx: OrderContext, createdMs: number, eurRate: number, c
   const method = rng.weighted(shop.shippingMethods, shop.shippingMethods.map((m) => m.weight));
   const shippingWith = goodsWith >= shop.freeShippingFromMinor ? 0 : method.priceMinor;
   const shippingWithout = withoutVat(shippingWith, stdRate);
-  const totalWith = goodsWith + shippingWith;
-  const totalWithout = goodsWithout + shippingWithout;
+  // A coupon draws from its own stream, so the draws of every order (with or without one) stay as they were.
+  const coupon = applyOrderCoupon({ book: ctx.coupons, model: ctx.model, uses: ctx.couponUses }, ctx.seed, shop, {
+    code, createdMs, newCustomer: !returning, items, shippingWithVatMinor: shippingWith,
+  });
+  const discounts = coupon?.lines ?? [];
+  const totalWith = goodsWith + shippingWith + discounts.reduce((sum, d) => sum + d.amountWithVatMinor, 0);
+  const totalWithout = goodsWithout + shippingWithout + discounts.reduce((sum, d) => sum + d.amountWithoutVatMinor, 0);
   const payment = rng.weighted(shop.paymentMethods, shop.paymentMethods.map((m) => m.weight));
 
   let paidAt: number | null = null;
@@ -262,6 +272,8 @@ function buildOrderPlan(ctx: OrderContext, createdMs: number, eurRate: number, c
     customerEmailHash: customerEmailHash(email),
     customer: { ...customer, email },
     items,
+    couponCode: coupon?.couponCode ?? null,
+    discounts,
     prepaidMs: payment.kind === 'cod' ? null : paidAt,
     cancelMs,
     shipments,
@@ -285,12 +297,14 @@ export class OrderTimeline {
   private readonly scale: number;
   private readonly firstYearStart: number;
   private readonly snapshots = new Map<number, GeneratorState>();
+  readonly coupons: CouponBook;
 
   constructor(readonly seed: number, readonly shop: ShopDefinition, readonly options: GenerateOptions) {
     this.model = buildCatalogueModel(seed, shop, options);
     this.historyEndMs = options.endDate.getTime();
     this.windowStartMs = this.model.windowStartMs;
     this.productIndex = new Map(this.model.products.map((p, i) => [p.product.code, i]));
+    this.coupons = new CouponBook(seed, shop, this.model);
     const planned = planDays(createRandom(seed, 'days', shop.code), shop, options);
     this.segments = planned.segments;
     this.windowCount = planned.segments.length;
@@ -301,7 +315,7 @@ export class OrderTimeline {
     this.snapshots.set(0, {
       rng: createRandom(seed, 'orders', shop.code).getState(),
       tracking: new TrackingNumbers(createRandom(seed, 'tracking', shop.code)).snapshot(),
-      customers: 0, yearSeq: [], moved: new Array<number>(products).fill(0), stockTouched: new Array<number>(products).fill(0),
+      customers: 0, yearSeq: [], moved: new Array<number>(products).fill(0), stockTouched: new Array<number>(products).fill(0), couponUses: [],
     });
   }
 
@@ -358,6 +372,7 @@ export class OrderTimeline {
     return {
       seed: this.seed, shop: this.shop, model: this.model, rng: Random.fromState(state.rng), tracking: TrackingNumbers.fromSnapshot(state.tracking),
       customers: state.customers, yearSeq: new Map(state.yearSeq), moved: [...state.moved], stockTouched: [...state.stockTouched],
+      coupons: this.coupons, couponUses: new Map(state.couponUses),
     };
   }
 
@@ -365,7 +380,7 @@ export class OrderTimeline {
     if (this.snapshots.has(index)) return;
     this.snapshots.set(index, {
       rng: ctx.rng.getState(), tracking: ctx.tracking.snapshot(), customers: ctx.customers, yearSeq: [...ctx.yearSeq],
-      moved: [...ctx.moved], stockTouched: [...ctx.stockTouched],
+      moved: [...ctx.moved], stockTouched: [...ctx.stockTouched], couponUses: [...ctx.couponUses],
     });
   }
 

@@ -49,10 +49,11 @@ const ORDER_COLUMNS = [
   'id', 'shop_id', 'code', 'created_at', 'updated_at', 'status_id', 'status_name', 'status_changed_at', 'paid', 'paid_at', 'currency',
   'total_with_vat', 'total_without_vat', 'total_vat', 'shipping_with_vat', 'eur_rate', 'payment_method', 'shipping_method',
   'variable_symbol', 'customer_email_hash', 'customer_first_name', 'customer_last_name', 'customer_company', 'customer_email',
-  'customer_phone', 'customer_street', 'customer_city', 'customer_zip', 'customer_country',
+  'customer_phone', 'customer_street', 'customer_city', 'customer_zip', 'customer_country', 'coupon_code', 'discount_with_vat',
 ] as const;
 const ITEM_COLUMNS = [
-  'order_id', 'line_no', 'product_code', 'name', 'quantity', 'unit_price_with_vat', 'unit_price_without_vat', 'vat_rate', 'purchase_price_without_vat',
+  'order_id', 'line_no', 'kind', 'product_code', 'name', 'quantity', 'unit_price_with_vat', 'unit_price_without_vat', 'vat_rate',
+  'purchase_price_without_vat', 'coupon_code',
 ] as const;
 const SHIPMENT_COLUMNS = [
   'id', 'shop_id', 'order_code', 'carrier_code', 'tracking_number', 'country', 'status', 'outcome', 'created_at', 'updated_at', 'handed_over_at', 'delivered_at',

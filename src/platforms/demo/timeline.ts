@@ -270,6 +270,8 @@ export function orderAt(plan: OrderPlan, atMs: number): GeneratedOrder | null {
     customerEmailHash: plan.customerEmailHash,
     customer: plan.customer,
     items: plan.items,
+    couponCode: plan.couponCode,
+    discounts: plan.discounts,
     shipments: plan.shipments.map((s) => shipmentAt(s, atMs)).filter((s) => s !== null),
   };
 }

@@ -110,6 +110,48 @@ export interface OrderContent {
   customerEmailHash: string;
   customer: GeneratedCustomer;
   items: GeneratedOrderItem[];
+  /** The coupon the customer applied, if any (its discount is in `discounts` and already lowers the totals). */
+  couponCode: string | null;
+  /** Order-level discount lines (negative amounts), one per VAT rate; empty without a coupon. */
+  discounts: GeneratedDiscountLine[];
+}
+
+/** A discount line of an order: the part of a coupon's discount at one VAT rate; amounts are negative minor units. */
+export interface GeneratedDiscountLine {
+  couponCode: string;
+  name: string;
+  vatRate: number;
+  amountWithVatMinor: number;
+  amountWithoutVatMinor: number;
+}
+
+export type CouponDiscount = { type: 'percent'; percent: number } | { type: 'fixed'; amountMinor: number } | { type: 'free_shipping' };
+
+/** A coupon as the shop stores it; fixed amounts are in the shop currency. */
+export interface GeneratedCoupon {
+  code: string;
+  name: string;
+  discount: CouponDiscount;
+  currency: Currency;
+  /** Goods total with VAT (of the goods the coupon applies to) below which the coupon does not apply. */
+  minOrderMinor: number | null;
+  validFrom: Date | null;
+  /** Exclusive end of validity; null = no end. */
+  validUntil: Date | null;
+  /** Total uses allowed; null = unlimited. */
+  usageLimit: number | null;
+  perCustomerLimit: number | null;
+  /** Restriction to categories / products; both empty = the whole shop. */
+  categoryGuids: string[];
+  productCodes: string[];
+  /** The shop's own switch. */
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  /** When the shop switched it off (the change the sync sees), or null. */
+  disabledAt: Date | null;
+  /** For an affiliate partner's discount code: the index of the demo partner it belongs to; null for shop campaigns. */
+  partnerIndex: number | null;
 }
 
 export interface GeneratedOrder extends OrderContent {
