@@ -12,14 +12,14 @@ import { projectRoot } from '../../src/config/projectRoot.js';
 import { buildOpenApiDocument } from '../../api/openapi.js';
 import { api, issueKey } from '../helpers/server.js';
 import { sampleArgs, sampleValues } from '../helpers/samples.js';
+import { readSpec } from '../helpers/spec.js';
 
 const test = appTest({}, async ({ database }) => ({ samples: await sampleValues(database.db) }));
 
-/** SPEC.md's endpoint table: path → { scope, tool }. The spec sits beside the repository (../shared). */
+/** SPEC.md's endpoint table: path → { scope, tool }. */
 function specTable(): Map<string, { scope: string; tool: string | null }> {
-  const specPath = path.join(projectRoot, '..', 'shared', 'spec', 'SPEC.md');
   const rows = new Map<string, { scope: string; tool: string | null }>();
-  for (const line of fs.readFileSync(specPath, 'utf8').split('\n')) {
+  for (const line of readSpec().split('\n')) {
     const m = /^\| (\/[^ |]+) \| ([a-z:-]+) \| ([a-z_]+|-) \|/.exec(line);
     if (m) rows.set(m[1].replace(/:(\w+)/g, '{$1}'), { scope: m[2], tool: m[3] === '-' ? null : m[3] });
   }

@@ -1,12 +1,10 @@
 /** The event catalogue holds exactly the event types of SPEC.md "Event types", with their data fields. */
-import fs from 'node:fs';
-import path from 'node:path';
 import test from 'ava';
 import { eventTypes, subscribableEventTypes } from '../../src/events/catalogue.js';
-import { projectRoot } from '../../src/config/projectRoot.js';
+import { readSpec } from '../helpers/spec.js';
 
 function specEventTable(): Map<string, { resourceType: string; fields: string[] }> {
-  const spec = fs.readFileSync(path.join(projectRoot, '..', 'shared', 'spec', 'SPEC.md'), 'utf8');
+  const spec = readSpec();
   const section = spec.slice(spec.indexOf('### Event types'), spec.indexOf('### Content-change events'));
   const rows = new Map<string, { resourceType: string; fields: string[] }>();
   for (const line of section.split('\n')) {
