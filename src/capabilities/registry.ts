@@ -6,6 +6,7 @@ import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
+import { creditNotesSearch, documentsList, documentsPdf, invoicesGet, invoicesSearch } from './areas/documents.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 
 export const capabilities: readonly Capability[] = [
@@ -27,6 +28,11 @@ export const capabilities: readonly Capability[] = [
   webhooksEndpoints,
   webhooksEndpoint,
   webhooksDeliveries,
+  invoicesSearch,
+  invoicesGet,
+  creditNotesSearch,
+  documentsList,
+  documentsPdf,
 ];
 
 /** Capabilities by their MCP tool name. */

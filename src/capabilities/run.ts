@@ -54,7 +54,8 @@ export function paramsError(error: z.ZodError, rawParams: Record<string, unknown
   if (param === 'limit' && (issue.code === 'too_big' || issue.code === 'too_small')) {
     return new AppError('LIMIT_OUT_OF_RANGE', issue.message, { param });
   }
-  if (issue.code === 'invalid_type' && issue.path.length === 1 && rawParams[String(issue.path[0])] === undefined) {
+  // An absent parameter is missing whatever its schema would have checked (a type, an enum's values).
+  if (issue.path.length === 1 && rawParams[String(issue.path[0])] === undefined) {
     return new AppError('MISSING_PARAMETER', `Parameter \`${param}\` is required.`, { param });
   }
   return new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: ${issue.message}.`, { param, reason: issue.message });

@@ -4,7 +4,7 @@
  * real platform maps its API into them. The `demo` platform is the one that ships.
  */
 import type {
-  GeneratedClaim, GeneratedDocument, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
+  GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
   GeneratedStockItem, GeneratedStockMovement,
 } from './demo/types.js';
 
@@ -26,7 +26,8 @@ export interface PlatformShop {
 export type PlatformOrder = Omit<GeneratedOrder, 'shipments'>;
 /** An outbound shipment; return shipments of claims are part of the claim, never a shipment. */
 export type PlatformShipment = GeneratedShipment & { orderCode: string };
-export type PlatformDocument = GeneratedDocument;
+/** A document as the shop shows it at the read's end: issued content, lines, VAT per rate, buyer and current state. */
+export type PlatformDocument = GeneratedDocumentRecord;
 export type PlatformClaim = GeneratedClaim;
 export type PlatformStockMovement = GeneratedStockMovement;
 export type PlatformStockItem = GeneratedStockItem;

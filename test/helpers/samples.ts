@@ -11,7 +11,9 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
   const endpointId = await ensureSampleWebhook(db);
-  return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
+  const invoice = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).orderBy('issued_at', 'desc').first('code');
+  return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    invoiceCode: invoice.code, documentType: 'invoice', 'documents.pdf:code': invoice.code };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */
@@ -19,8 +21,10 @@ export function sampleArgs(capability: Capability, values: Record<string, string
   const schema = z.toJSONSchema(capability.params, { io: 'input', unrepresentable: 'any' }) as { required?: string[] };
   const args: Record<string, unknown> = {};
   for (const name of schema.required ?? []) {
-    if (!(name in values)) throw new Error(`No sample value for required parameter \`${name}\` of ${capability.name}: add one in test/helpers/samples.ts`);
-    args[name] = values[name];
+    // `capability:param` overrides a shared name where the same name means another record (a document's `code`).
+    const value = values[`${capability.name}:${name}`] ?? values[name];
+    if (value === undefined) throw new Error(`No sample value for required parameter \`${name}\` of ${capability.name}: add one in test/helpers/samples.ts`);
+    args[name] = value;
   }
   return args;
 }

@@ -11,6 +11,7 @@ import type {
 } from '../types.js';
 import { SYNC_AREAS } from '../types.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
+import { documentAt, documentChangeTimes } from './documents.js';
 import { OrderTimeline } from './generator.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
 import { shipmentAt } from './shipments.js';
@@ -162,7 +163,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
   }
 
   /** Records of one order-derived area that changed in (since, until], as they stand at `until`. */
-  private recordsOf(area: SyncArea, plan: OrderPlan, since: number, until: number): Array<AreaRecords[SyncArea]> {
+  private recordsOf(area: SyncArea, plan: OrderPlan, since: number, until: number, shop: ShopDefinition): Array<AreaRecords[SyncArea]> {
     switch (area) {
       case 'orders': {
         if (!anyIn(plan.changeTimes, since, until)) return [];
@@ -170,7 +171,10 @@ export class DemoPlatform implements ShopPlatformAdapter {
         return [order];
       }
       case 'documents':
-        return plan.documents.filter((d) => d.issuedAt.getTime() > since && d.issuedAt.getTime() <= until);
+        // A document is news when issued and again when its state moves (payment, settlement, credit note, cancellation).
+        return plan.documents
+          .filter((d) => d.issuedAt.getTime() <= until && anyIn(documentChangeTimes(plan, d), since, until))
+          .map((d) => documentAt(plan, shop, d, until));
       case 'shipments':
         return plan.shipments
           .filter((s) => anyIn(s.events.map((e) => e.occurredAt.getTime()), since, until))
@@ -275,7 +279,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     for await (const plan of plans) {
       consumed++;
       if (consumed <= skip) continue;
-      records.push(...this.recordsOf(area, plan, since, untilMs));
+      records.push(...this.recordsOf(area, plan, since, untilMs, model.definition));
       if (records.length >= limit) {
         yield { records, position: `p:${consumed}` };
         records = [];

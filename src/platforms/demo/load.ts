@@ -9,6 +9,7 @@ import {
 } from '../../sync/rows.js';
 import type { DemoShopSettings } from './adapter.js';
 import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
+import { documentAt } from './documents.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
@@ -62,6 +63,9 @@ const EVENT_COLUMNS = ['shipment_id', 'occurred_at', 'status', 'description', 'l
 const DOCUMENT_COLUMNS = [
   'shop_id', 'type', 'code', 'order_code', 'issued_at', 'tax_date', 'due_date', 'currency', 'total_with_vat', 'total_without_vat', 'total_vat',
   'variable_symbol', 'customer_email_hash', 'related_code',
+  'issue_date', 'payment_method', 'lines', 'vat_breakdown', 'pdf_available', 'lifecycle', 'source_state', 'valid', 'updated_at',
+  'customer_first_name', 'customer_last_name', 'customer_company', 'customer_email', 'customer_phone', 'customer_street', 'customer_city',
+  'customer_zip', 'customer_country',
 ] as const;
 const CLAIM_COLUMNS = [
   'shop_id', 'code', 'order_code', 'type', 'reason', 'opened_at', 'updated_at', 'status_id', 'status_name', 'status_changed_at', 'closed_at',
@@ -157,6 +161,7 @@ interface StockSums {
 /** Turns planned orders into COPY rows as they stand at `endMs`; yields to the event loop now and then so the previous batch's COPY keeps streaming. */
 async function encodeBatch(
   shopId: string, plans: OrderPlan[], endMs: number, timeline: OrderTimeline, sums: StockSums, orderIds: IdReservation, shipmentIds: IdReservation,
+  shop: ShopDefinition,
 ): Promise<OrderBatch> {
   await orderIds.ensure(plans.length);
   await shipmentIds.ensure(plans.reduce((n, p) => n + p.shipments.length, 0));
@@ -178,7 +183,7 @@ async function encodeBatch(
       shipments.add(rowValues({ id: shipmentId, ...shipmentRow(shopId, { ...s, orderCode: o.code }) }, SHIPMENT_COLUMNS));
       for (const row of trackingEventRows(shipmentId, s.events)) events.add(rowValues(row, EVENT_COLUMNS));
     }
-    for (const d of plan.documents) if (d.issuedAt.getTime() <= endMs) documents.add(rowValues(documentRow(shopId, d), DOCUMENT_COLUMNS));
+    for (const d of plan.documents) if (d.issuedAt.getTime() <= endMs) documents.add(rowValues(documentRow(shopId, documentAt(plan, shop, d, endMs)), DOCUMENT_COLUMNS));
     const claim = claimAt(plan, endMs);
     if (claim) claims.add(rowValues(claimRow(shopId, claim), CLAIM_COLUMNS));
     for (const m of plan.movements) {
@@ -309,7 +314,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
       const plans = await nextPlans(stream, batchSize);
       if (!plans.length) break;
       // Id reservation shares the connection, so it waits for the COPY in flight; chunked reservation keeps that rare.
-      const batch = await encodeBatch(shopId, plans, endMs, timeline, sums, orderIds, shipmentIds);
+      const batch = await encodeBatch(shopId, plans, endMs, timeline, sums, orderIds, shipmentIds, shop);
       if (inFlight) await inFlight;
       const writing = writeBatch(conn, batch).then((written) => {
         totals.orders += written[0];
