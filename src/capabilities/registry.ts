@@ -2,7 +2,7 @@
 import type { Capability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
-import { inventoryStock } from './areas/inventory.js';
+import { inventoryMovements, inventoryProductAvailability, inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
@@ -33,6 +33,8 @@ export const capabilities: readonly Capability[] = [
   creditNotesSearch,
   documentsList,
   documentsPdf,
+  inventoryProductAvailability,
+  inventoryMovements,
 ];
 
 /** Capabilities by their MCP tool name. */

@@ -31,6 +31,8 @@ export interface CapabilityOutput {
   list?: ListMeta;
   period?: Period;
   market?: string;
+  /** Extra meta fields of a list (the capability's `meta` schema). */
+  meta?: Record<string, unknown>;
 }
 
 /** Whether the capability returns a list (a listing or a search). */
@@ -137,6 +139,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
     const nextCursor = list.hasMore && list.last ? encodeCursor(list.last, period, fingerprint, deps.cursorSecret) : null;
     output.data = projectFields(list.items, capability.fieldScopes, caller.scopes);
     output.list = { count: list.items.length, hasMore: list.hasMore && nextCursor !== null, nextCursor };
+    if (list.meta) output.meta = list.meta;
   } else {
     output.data = projectFields(result, capability.fieldScopes, caller.scopes);
   }

@@ -13,7 +13,8 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const endpointId = await ensureSampleWebhook(db);
   const invoice = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).orderBy('issued_at', 'desc').first('code');
   return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
-    invoiceCode: invoice.code, documentType: 'invoice', 'documents.pdf:code': invoice.code };
+    invoiceCode: invoice.code, documentType: 'invoice', 'documents.pdf:code': invoice.code,
+    codes: `${product.code},NO-SUCH-ITEM` };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */

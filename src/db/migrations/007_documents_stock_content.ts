@@ -52,6 +52,10 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'rendered_at').notNullable();
   });
 
+  // Movement filters by order and by claim (the listing's own keyset is (shop_id, occurred_at, id) of migration 004).
+  await knex.raw('create index stock_movements_order on stock_movements (shop_id, order_code, occurred_at desc, id desc) where order_code is not null');
+  await knex.raw('create index stock_movements_kind on stock_movements (shop_id, kind, occurred_at desc, id desc)');
+
   await knex.raw('create index products_name_trgm on products using gin (lower(name) gin_trgm_ops)');
   await knex.raw('create index products_code_trgm on products using gin (lower(code) gin_trgm_ops)');
   await knex.raw('create index products_code_lower on products (shop_id, lower(code))');
@@ -128,7 +132,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('products', (t) => {
     for (const c of ['availability_id', 'description', 'short_description', 'meta_title', 'meta_description', 'content_updated_at']) t.dropColumn(c);
   });
-  for (const index of ['products_name_trgm', 'products_code_trgm', 'products_code_lower']) await knex.raw(`drop index if exists ${index}`);
+  for (const index of ['stock_movements_order', 'stock_movements_kind', 'products_name_trgm', 'products_code_trgm', 'products_code_lower']) await knex.raw(`drop index if exists ${index}`);
   await knex.raw('alter table documents drop constraint if exists documents_lifecycle_check');
   await knex.schema.alterTable('documents', (t) => {
     for (const c of [
