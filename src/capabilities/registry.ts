@@ -2,6 +2,7 @@
 import type { Capability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
+import { customersGet, customersList, customersPerformance } from './areas/customers.js';
 import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
@@ -27,6 +28,10 @@ export const capabilities: readonly Capability[] = [
   webhooksEndpoints,
   webhooksEndpoint,
   webhooksDeliveries,
+  // Customers, reports, sales, analytics (issue 9); performance before {customerKey} so its path wins.
+  customersPerformance,
+  customersList,
+  customersGet,
 ];
 
 /** Capabilities by their MCP tool name. */

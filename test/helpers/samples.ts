@@ -11,7 +11,11 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
   const endpointId = await ensureSampleWebhook(db);
-  return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
+  const customer = await db('orders').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('customer_email_hash');
+  return {
+    endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    customerKey: customer.customer_email_hash.trim(),
+  };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */

@@ -9,6 +9,7 @@ import {
 } from '../../sync/rows.js';
 import type { DemoShopSettings } from './adapter.js';
 import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
+import { rebuildShopRollups } from '../../rollups/orders.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
@@ -331,6 +332,8 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     }
     if (inFlight) await inFlight;
     totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
+    // Rollups of the loaded history, in the same transaction as its rows.
+    await rebuildShopRollups(async (text, values) => (await conn.query(text, values)).rows, shopId);
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
     open = false;
