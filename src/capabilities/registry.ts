@@ -3,6 +3,7 @@ import type { Capability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
 import { customersGet, customersList, customersPerformance } from './areas/customers.js';
+import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.js';
 import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
@@ -32,6 +33,8 @@ export const capabilities: readonly Capability[] = [
   customersPerformance,
   customersList,
   customersGet,
+  reportsFinancialSummary,
+  salesOrderPerformance,
 ];
 
 /** Capabilities by their MCP tool name. */

@@ -64,6 +64,7 @@ async function refreshDays(run: SqlRunner, shopId: string, days: string[] | null
              count(*) filter (where i.kind = 'product') as product_lines,
              count(*) filter (where i.kind = 'product' and i.purchase_price_without_vat is not null) as priced_lines,
              coalesce(sum(i.quantity * i.purchase_price_without_vat) filter (where i.kind = 'product'), 0) as cogs,
+             coalesce(sum(i.quantity * i.unit_price_without_vat) filter (where i.kind = 'product'), 0) as product_revenue,
              coalesce(sum(i.quantity * i.unit_price_without_vat) filter (where i.kind = 'product' and i.purchase_price_without_vat is not null), 0) as priced_revenue
       from order_items i join o on o.id = i.order_id
       group by i.order_id
@@ -72,7 +73,7 @@ async function refreshDays(run: SqlRunner, shopId: string, days: string[] | null
       shop_id, day, currency, orders_count, cancelled_count,
       revenue_with_vat, revenue_with_vat_eur, revenue_without_vat, revenue_without_vat_eur, vat, vat_eur,
       shipping_with_vat, shipping_with_vat_eur, discount_with_vat, discount_with_vat_eur,
-      product_lines, priced_lines, cogs_eur, priced_revenue_without_vat_eur)
+      product_lines, priced_lines, cogs_eur, product_revenue_without_vat_eur, priced_revenue_without_vat_eur)
     select $1, o.day, o.currency,
       count(*) filter (where not o.cancelled), count(*) filter (where o.cancelled),
       coalesce(sum(o.total_with_vat) filter (where not o.cancelled), 0), coalesce(sum(o.total_with_vat * o.eur_rate) filter (where not o.cancelled), 0),
@@ -81,7 +82,8 @@ async function refreshDays(run: SqlRunner, shopId: string, days: string[] | null
       coalesce(sum(o.shipping_with_vat) filter (where not o.cancelled), 0), coalesce(sum(o.shipping_with_vat * o.eur_rate) filter (where not o.cancelled), 0),
       coalesce(sum(o.discount_with_vat) filter (where not o.cancelled), 0), coalesce(sum(o.discount_with_vat * o.eur_rate) filter (where not o.cancelled), 0),
       coalesce(sum(l.product_lines) filter (where not o.cancelled), 0), coalesce(sum(l.priced_lines) filter (where not o.cancelled), 0),
-      coalesce(sum(l.cogs * o.eur_rate) filter (where not o.cancelled), 0), coalesce(sum(l.priced_revenue * o.eur_rate) filter (where not o.cancelled), 0)
+      coalesce(sum(l.cogs * o.eur_rate) filter (where not o.cancelled), 0), coalesce(sum(l.product_revenue * o.eur_rate) filter (where not o.cancelled), 0),
+      coalesce(sum(l.priced_revenue * o.eur_rate) filter (where not o.cancelled), 0)
     from o left join lines l on l.order_id = o.id
     group by o.day, o.currency`, [shopId, days]);
   await run(`

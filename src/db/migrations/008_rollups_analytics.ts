@@ -38,6 +38,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('product_lines').notNullable();
     t.integer('priced_lines').notNullable();
     sum(t, 'cogs_eur');
+    // Goods revenue without VAT (product lines) and the part of it whose purchase price is known.
+    sum(t, 'product_revenue_without_vat_eur');
     sum(t, 'priced_revenue_without_vat_eur');
     t.primary(['shop_id', 'day', 'currency']);
   });

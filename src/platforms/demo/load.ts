@@ -14,6 +14,8 @@ import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
+import { companyCostsBetween } from './companyCosts.js';
+import { companyCostRow } from '../../sync/apply/companyCosts.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
@@ -252,6 +254,15 @@ async function writeHistoryEnd(
     `insert into search_console_properties (${propertyColumns.join(', ')}) values (${propertyColumns.map((_, i) => `$${i + 1}`).join(', ')})`,
     rowValues(property, propertyColumns),
   );
+
+  const costs = companyCostsBetween(settings.seed, shop, null, endMs, timeline.windowStartMs, timeline.ordersPerDayAtEnd, (ms) => timeline.eurRateAt(ms));
+  if (costs.length) {
+    const rows = costs.map((c) => companyCostRow(shopId, c));
+    const columns = Object.keys(rows[0]);
+    const buffer = new CopyBuffer('company_costs', columns);
+    for (const row of rows) buffer.add(rowValues(row, columns));
+    await buffer.copyInto(conn);
+  }
 
   await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
   for (const area of SYNC_AREAS) {
