@@ -92,6 +92,21 @@ if (process.argv.includes('--test-tools')) {
   }
 }
 
+// b3. The first-name data set behind `marketingGender` (Joerg Michael's nam_dict, ~48k names with frequencies per
+// country, as shipped in the PyPI package gender-guesser): data only, read by src/customers/gender.ts.
+{
+  const tool = versions.nameData;
+  const dir = join(root, tool.dir);
+  const marker = join(dir, '.installed-version');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== tool.version || !existsSync(join(dir, tool.file))) {
+    say(`installing ${tool.pypi}==${tool.version} (name data set) into ${tool.dir}`, true);
+    rmSync(dir, { recursive: true, force: true });
+    run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', dir, `${tool.pypi}==${tool.version}`],
+      `pip install of ${tool.pypi}`, { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' });
+    writeFileSync(marker, `${tool.version}\n`);
+  }
+}
+
 // c. Build (incremental, so a no-op build is fast).
 if (process.env.SKIP_BUILD === '1') {
   say('SKIP_BUILD=1, not building');

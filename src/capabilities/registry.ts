@@ -3,6 +3,8 @@ import type { Capability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
 import { inventoryMovements, inventoryProductAvailability, inventoryStock } from './areas/inventory.js';
+import { customersGet, customersList, customersPerformance } from './areas/customers.js';
+import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
@@ -35,6 +37,12 @@ export const capabilities: readonly Capability[] = [
   documentsPdf,
   inventoryProductAvailability,
   inventoryMovements,
+  // Customers, reports, sales, analytics (issue 9); performance before {customerKey} so its path wins.
+  customersPerformance,
+  customersList,
+  customersGet,
+  reportsFinancialSummary,
+  salesOrderPerformance,
 ];
 
 /** Capabilities by their MCP tool name. */

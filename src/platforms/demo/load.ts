@@ -10,10 +10,13 @@ import {
 import type { DemoShopSettings } from './adapter.js';
 import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
 import { documentAt } from './documents.js';
+import { rebuildShopRollups } from '../../rollups/orders.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
+import { companyCostsBetween } from './companyCosts.js';
+import { companyCostRow } from '../../sync/apply/companyCosts.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
@@ -257,6 +260,15 @@ async function writeHistoryEnd(
     rowValues(property, propertyColumns),
   );
 
+  const costs = companyCostsBetween(settings.seed, shop, null, endMs, timeline.windowStartMs, timeline.ordersPerDayAtEnd, (ms) => timeline.eurRateAt(ms));
+  if (costs.length) {
+    const rows = costs.map((c) => companyCostRow(shopId, c));
+    const columns = Object.keys(rows[0]);
+    const buffer = new CopyBuffer('company_costs', columns);
+    for (const row of rows) buffer.add(rowValues(row, columns));
+    await buffer.copyInto(conn);
+  }
+
   await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
   for (const area of SYNC_AREAS) {
     await conn.query('insert into sync_checkpoints (shop_id, area, through, events_from) values ($1, $2, $3, $3)', [shopId, area, new Date(endMs)]);
@@ -336,6 +348,8 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     }
     if (inFlight) await inFlight;
     totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
+    // Rollups of the loaded history, in the same transaction as its rows.
+    await rebuildShopRollups(async (text, values) => (await conn.query(text, values)).rows, shopId);
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
     open = false;
