@@ -7,6 +7,10 @@ import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
+import {
+  claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
+  claimsStatistics, claimsTemplates,
+} from './areas/claims.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -27,6 +31,16 @@ export const capabilities: readonly Capability[] = [
   webhooksEndpoints,
   webhooksEndpoint,
   webhooksDeliveries,
+  claimsList,
+  claimsGet,
+  claimsStatistics,
+  claimsSettings,
+  claimsRefundReadiness,
+  claimsConfiguration,
+  claimsRefundOptions,
+  claimsRefundSettings,
+  claimsRoutes,
+  claimsTemplates,
 ];
 
 /** Capabilities by their MCP tool name. */

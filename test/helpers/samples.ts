@@ -11,7 +11,12 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
   const endpointId = await ensureSampleWebhook(db);
-  return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
+  // Issue 10: a refunded claim (it has a credit note, stock movements and a refund to show).
+  const claim = await db('claims').where({ shop_id: shop.id, resolution: 'refund' }).orderBy('opened_at', 'desc').first('code');
+  return {
+    endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    claimCode: claim.code,
+  };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */
