@@ -10,6 +10,10 @@ import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingSt
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
 import { creditNotesSearch, documentsList, documentsPdf, invoicesGet, invoicesSearch } from './areas/documents.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
+import {
+  claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
+  claimsStatistics, claimsTemplates,
+} from './areas/claims.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -43,6 +47,16 @@ export const capabilities: readonly Capability[] = [
   customersGet,
   reportsFinancialSummary,
   salesOrderPerformance,
+  claimsList,
+  claimsGet,
+  claimsStatistics,
+  claimsSettings,
+  claimsRefundReadiness,
+  claimsConfiguration,
+  claimsRefundOptions,
+  claimsRefundSettings,
+  claimsRoutes,
+  claimsTemplates,
 ];
 
 /** Capabilities by their MCP tool name. */

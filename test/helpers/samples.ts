@@ -20,6 +20,11 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     codes: `${product.code},NO-SUCH-ITEM`,
     // Customers and reports (issue 9)
     customerKey: customer.customer_email_hash.trim(),
+  // Issue 10: a refunded claim (it has a credit note, stock movements and a refund to show).
+  const claim = await db('claims').where({ shop_id: shop.id, resolution: 'refund' }).orderBy('opened_at', 'desc').first('code');
+  return {
+    endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    claimCode: claim.code,
   };
 }
 

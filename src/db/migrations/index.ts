@@ -7,6 +7,7 @@ import * as m005 from './005_webhooks.js';
 import * as m006 from './006_order_coupons_write_mode.js';
 import * as m007 from './007_documents_stock_content.js';
 import * as m008 from './008_rollups_analytics.js';
+import * as m009 from './009_claims_coupons.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -17,4 +18,5 @@ export const migrations = [
   { name: '006_order_coupons_write_mode', ...m006 },
   { name: '007_documents_stock_content', ...m007 },
   { name: '008_rollups_analytics', ...m008 },
+  { name: '009_claims_coupons', ...m009 },
 ];

@@ -3,6 +3,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
 import { SYNC_AREAS } from '../types.js';
+import { defaultClaimsSettings, ensureClaimsSettings } from '../../claims/settings.js';
 import {
   claimRow, documentRow, movementRow, orderItemRows, orderRow, rowValues, searchConsolePropertyRow, searchConsoleRunRow, shipmentRow,
   stockItemRow, trackingEventRows,
@@ -74,6 +75,8 @@ const CLAIM_COLUMNS = [
   'shop_id', 'code', 'order_code', 'type', 'reason', 'opened_at', 'updated_at', 'status_id', 'status_name', 'status_changed_at', 'closed_at',
   'resolution', 'currency', 'refund_with_vat', 'items', 'return_carrier_code', 'return_tracking_number', 'return_status', 'return_created_at',
   'return_delivered_at', 'customer_email_hash',
+  // Issue 10 (migration 009).
+  'status_history', 'process_id', 'deadline_at', 'tags', 'request_type', 'refund_to', 'refund_account_masked', 'rating', 'rating_comment', 'emails',
 ] as const;
 const MOVEMENT_COLUMNS = ['shop_id', 'movement_id', 'item_code', 'kind', 'quantity', 'occurred_at', 'order_code', 'claim_code'] as const;
 const STOCK_ITEM_COLUMNS = ['shop_id', 'code', 'sku', 'source', 'quantity', 'physical', 'reserved', 'available', 'updated_at'] as const;
@@ -270,6 +273,8 @@ async function writeHistoryEnd(
   }
 
   await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
+  // Issue 10: the claims module's settings (the service's own data) start from the demo defaults.
+  await ensureClaimsSettings((sql, values) => conn.query(sql, values), shopId, defaultClaimsSettings(shop, settings.seed));
   for (const area of SYNC_AREAS) {
     await conn.query('insert into sync_checkpoints (shop_id, area, through, events_from) values ($1, $2, $3, $3)', [shopId, area, new Date(endMs)]);
   }
