@@ -6,6 +6,11 @@ import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
+import {
+  affiliateCampaignsGet, affiliateCampaignsList, affiliateCodeRequests, affiliateConversionsGet, affiliateConversionsList, affiliateDiscountCodes,
+  affiliateLinksGenerate, affiliatePartnersGet, affiliatePartnersList, affiliatePayouts, affiliatePortal, affiliateSettings, affiliateStatisticsCapability,
+  affiliateSummaryCapability,
+} from './areas/affiliate.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 
 export const capabilities: readonly Capability[] = [
@@ -27,6 +32,20 @@ export const capabilities: readonly Capability[] = [
   webhooksEndpoints,
   webhooksEndpoint,
   webhooksDeliveries,
+  affiliateSettings,
+  affiliatePortal,
+  affiliatePartnersList,
+  affiliatePartnersGet,
+  affiliateCampaignsList,
+  affiliateCampaignsGet,
+  affiliateConversionsList,
+  affiliateConversionsGet,
+  affiliateDiscountCodes,
+  affiliateCodeRequests,
+  affiliatePayouts,
+  affiliateSummaryCapability,
+  affiliateStatisticsCapability,
+  affiliateLinksGenerate,
 ];
 
 /** Capabilities by their MCP tool name. */
