@@ -11,6 +11,7 @@ import {
   affiliateLinksGenerate, affiliatePartnersGet, affiliatePartnersList, affiliatePayouts, affiliatePortal, affiliateSettings, affiliateStatisticsCapability,
   affiliateSummaryCapability,
 } from './areas/affiliate.js';
+import { suppliersGet, suppliersList } from './areas/suppliers.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 
 export const capabilities: readonly Capability[] = [
@@ -46,6 +47,8 @@ export const capabilities: readonly Capability[] = [
   affiliateSummaryCapability,
   affiliateStatisticsCapability,
   affiliateLinksGenerate,
+  suppliersList,
+  suppliersGet,
 ];
 
 /** Capabilities by their MCP tool name. */

@@ -19,6 +19,7 @@ import type { GeneratedCatalogue } from './types.js';
 import { settleShopAffiliate } from '../../affiliate/attribution.js';
 import { seedDemoAffiliateShop } from '../../affiliate/demoProgramme.js';
 import { pgRunner } from '../../affiliate/sql.js';
+import { seedDemoSuppliers } from '../../suppliers/demoSuppliers.js';
 
 export { DEMO_SIZES, DEMO_ACCOUNTS, BENCH_ACCOUNT, demoAccountSpec, type DemoAccountSpec } from './plan.js';
 
@@ -341,6 +342,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
       windowStartMs: timeline.windowStartMs, historyEndMs: endMs, partnerCoupons: timeline.coupons.couponsAt(endMs).filter((c) => c.partnerIndex !== null),
     });
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
+    await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
     open = false;
