@@ -9,6 +9,12 @@ import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
 import { creditNotesSearch, documentsList, documentsPdf, invoicesGet, invoicesSearch } from './areas/documents.js';
+import {
+  affiliateCampaignsGet, affiliateCampaignsList, affiliateCodeRequests, affiliateConversionsGet, affiliateConversionsList, affiliateDiscountCodes,
+  affiliateLinksGenerate, affiliatePartnersGet, affiliatePartnersList, affiliatePayouts, affiliatePortal, affiliateSettings, affiliateStatisticsCapability,
+  affiliateSummaryCapability,
+} from './areas/affiliate.js';
+import { suppliersGet, suppliersList } from './areas/suppliers.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 import {
   claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
@@ -57,6 +63,22 @@ export const capabilities: readonly Capability[] = [
   claimsRefundSettings,
   claimsRoutes,
   claimsTemplates,
+  affiliateSettings,
+  affiliatePortal,
+  affiliatePartnersList,
+  affiliatePartnersGet,
+  affiliateCampaignsList,
+  affiliateCampaignsGet,
+  affiliateConversionsList,
+  affiliateConversionsGet,
+  affiliateDiscountCodes,
+  affiliateCodeRequests,
+  affiliatePayouts,
+  affiliateSummaryCapability,
+  affiliateStatisticsCapability,
+  affiliateLinksGenerate,
+  suppliersList,
+  suppliersGet,
 ];
 
 /** Capabilities by their MCP tool name. */

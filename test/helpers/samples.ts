@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Capability } from '../../src/capabilities/types.js';
 import type { Db } from '../../src/db/knex.js';
 import { ensureSampleWebhook } from './webhooks.js';
+import { ownedDataSamples } from './ownedDataSamples.js';
 
 /** Values for path parameters (and required extras), looked up in shop `sk` of the demo account. */
 export async function sampleValues(db: Db): Promise<Record<string, string>> {
@@ -25,6 +26,9 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   return {
     endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
     claimCode: claim.code,
+  return {
+    endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    ...await ownedDataSamples(db, shop.id),
   };
 }
 

@@ -8,6 +8,7 @@ import * as m006 from './006_order_coupons_write_mode.js';
 import * as m007 from './007_documents_stock_content.js';
 import * as m008 from './008_rollups_analytics.js';
 import * as m009 from './009_claims_coupons.js';
+import * as m010 from './010_affiliate_chatbot_suppliers.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -19,4 +20,5 @@ export const migrations = [
   { name: '007_documents_stock_content', ...m007 },
   { name: '008_rollups_analytics', ...m008 },
   { name: '009_claims_coupons', ...m009 },
+  { name: '010_affiliate_chatbot_suppliers', ...m010 },
 ];

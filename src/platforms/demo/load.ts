@@ -21,6 +21,10 @@ import { companyCostRow } from '../../sync/apply/companyCosts.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
+import { settleShopAffiliate } from '../../affiliate/attribution.js';
+import { seedDemoAffiliateShop } from '../../affiliate/demoProgramme.js';
+import { pgRunner } from '../../affiliate/sql.js';
+import { seedDemoSuppliers } from '../../suppliers/demoSuppliers.js';
 
 export { DEMO_SIZES, DEMO_ACCOUNTS, BENCH_ACCOUNT, demoAccountSpec, type DemoAccountSpec } from './plan.js';
 
@@ -355,6 +359,14 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
     // Rollups of the loaded history, in the same transaction as its rows.
     await rebuildShopRollups(async (text, values) => (await conn.query(text, values)).rows, shopId);
+    // The service's own affiliate programme, on the same transaction, so its conversions point at these orders.
+    const affiliate = pgRunner(db, conn);
+    await seedDemoAffiliateShop(affiliate, {
+      accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed,
+      windowStartMs: timeline.windowStartMs, historyEndMs: endMs, partnerCoupons: timeline.coupons.couponsAt(endMs).filter((c) => c.partnerIndex !== null),
+    });
+    await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
+    await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
     open = false;
