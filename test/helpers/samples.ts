@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Capability } from '../../src/capabilities/types.js';
 import type { Db } from '../../src/db/knex.js';
 import { ensureSampleWebhook } from './webhooks.js';
+import { ensureSampleAutomation } from './automations.js';
 
 /** Values for path parameters (and required extras), looked up in shop `sk` of the demo account. */
 export async function sampleValues(db: Db): Promise<Record<string, string>> {
@@ -11,7 +12,8 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
   const endpointId = await ensureSampleWebhook(db);
-  return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
+  const workflowId = await ensureSampleAutomation(db);
+  return { workflowId, endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */
