@@ -1,5 +1,5 @@
 /** The capability registry: every capability, once. REST routes, MCP tools, /capabilities and /openapi.json come from this list. */
-import type { Capability } from './types.js';
+import { isRestCapability, type Capability, type RestCapability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
 import { inventoryMovements, inventoryProductAvailability, inventoryStock } from './areas/inventory.js';
@@ -15,6 +15,10 @@ import {
   affiliateSummaryCapability,
 } from './areas/affiliate.js';
 import { suppliersGet, suppliersList } from './areas/suppliers.js';
+import {
+  automationsCatalog, automationsCreateDraft, automationsGet, automationsList, automationsOptions, automationsRuns, automationsTemplates,
+  automationsUpdateDraft, automationsValidateDraft,
+} from './areas/automations.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 import {
   claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
@@ -79,7 +83,19 @@ export const capabilities: readonly Capability[] = [
   affiliateLinksGenerate,
   suppliersList,
   suppliersGet,
+  automationsCatalog,
+  automationsOptions,
+  automationsTemplates,
+  automationsList,
+  automationsGet,
+  automationsRuns,
+  automationsValidateDraft,
+  automationsCreateDraft,
+  automationsUpdateDraft,
 ];
 
 /** Capabilities by their MCP tool name. */
 export const capabilitiesByTool = new Map(capabilities.filter((c) => c.mcpTool).map((c) => [c.mcpTool as string, c]));
+
+/** The capabilities with a REST route (MCP-only tools such as writes have none). */
+export const restCapabilities: readonly RestCapability[] = capabilities.filter(isRestCapability);

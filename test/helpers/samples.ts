@@ -4,6 +4,7 @@ import type { Capability } from '../../src/capabilities/types.js';
 import type { Db } from '../../src/db/knex.js';
 import { ensureSampleWebhook } from './webhooks.js';
 import { ownedDataSamples } from './ownedDataSamples.js';
+import { ensureSampleAutomation } from './automations.js';
 
 /** Values for path parameters (and required extras), looked up in shop `sk` of the demo account. */
 export async function sampleValues(db: Db): Promise<Record<string, string>> {
@@ -30,6 +31,8 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
     ...await ownedDataSamples(db, shop.id),
   };
+  const workflowId = await ensureSampleAutomation(db);
+  return { workflowId, endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */

@@ -9,6 +9,7 @@ import * as m007 from './007_documents_stock_content.js';
 import * as m008 from './008_rollups_analytics.js';
 import * as m009 from './009_claims_coupons.js';
 import * as m010 from './010_affiliate_chatbot_suppliers.js';
+import * as m012 from './012_automations.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -21,4 +22,5 @@ export const migrations = [
   { name: '008_rollups_analytics', ...m008 },
   { name: '009_claims_coupons', ...m009 },
   { name: '010_affiliate_chatbot_suppliers', ...m010 },
+  { name: '012_automations', ...m012 },
 ];
