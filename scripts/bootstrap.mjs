@@ -103,7 +103,11 @@ if (process.argv.includes('--test-tools')) {
     rmSync(dir, { recursive: true, force: true });
     run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', dir, `${tool.pypi}==${tool.version}`],
       `pip install of ${tool.pypi}`, { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' });
-// b3. For `npm test` only: the official MCP conformance suite (npm, pinned) in its own prefix, outside our lockfile.
+    writeFileSync(marker, `${tool.version}\n`);
+  }
+}
+
+// b4. For `npm test` only: the official MCP conformance suite (npm, pinned) in its own prefix, outside our lockfile.
 if (process.argv.includes('--test-tools')) {
   const tool = versions.mcpConformance;
   const dir = join(root, tool.dir);
@@ -118,7 +122,6 @@ if (process.argv.includes('--test-tools')) {
   }
 }
 
-// c. Build (incremental, so a no-op build is fast).
 // c. Build. tsc's own no-op check still costs seconds (it loads the compiler and every file), so the build is skipped
 // when the stamp written by the last successful build is newer than every input: a source file, a folder (a deleted or
 // added file changes its folder's time), tsconfig.json or the installed dependencies.

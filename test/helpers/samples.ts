@@ -15,6 +15,9 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const endpointId = await ensureSampleWebhook(db);
   const invoice = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).orderBy('issued_at', 'desc').first('code');
   const customer = await db('orders').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('customer_email_hash');
+  // Issue 10: a refunded claim (it has a credit note, stock movements and a refund to show).
+  const claim = await db('claims').where({ shop_id: shop.id, resolution: 'refund' }).orderBy('opened_at', 'desc').first('code');
+  const workflowId = await ensureSampleAutomation(db);
   return {
     endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
     // Documents and stock (issue 8)
@@ -22,17 +25,13 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     codes: `${product.code},NO-SUCH-ITEM`,
     // Customers and reports (issue 9)
     customerKey: customer.customer_email_hash.trim(),
-  // Issue 10: a refunded claim (it has a credit note, stock movements and a refund to show).
-  const claim = await db('claims').where({ shop_id: shop.id, resolution: 'refund' }).orderBy('opened_at', 'desc').first('code');
-  return {
-    endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    // Claims (issue 10)
     claimCode: claim.code,
-  return {
-    endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    // Affiliate, chatbot, suppliers (issue 11)
     ...await ownedDataSamples(db, shop.id),
+    // Automations (issue 14)
+    workflowId,
   };
-  const workflowId = await ensureSampleAutomation(db);
-  return { workflowId, endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31' };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */
