@@ -20,7 +20,7 @@ const periodSchema = {
   description: 'The period used (D5): inclusive calendar dates in the shop\'s time zone.',
 };
 
-function metaSchema(list: boolean, capability?: Capability): JsonSchema {
+function metaSchema(list: boolean, capability?: RestCapability): JsonSchema {
   const properties: Record<string, unknown> = {
     requestId: { type: 'string', description: 'Identifies the call; quote it to support.' },
     market: { type: 'string', description: 'The shop code the response is about.' },
