@@ -6,6 +6,7 @@ import { inventoryMovements, inventoryProductAvailability, inventoryStock } from
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
+import { availabilitiesList, categoriesContentGet, contentArticlesSearch, productsContentGet, productsContentPolicy } from './areas/content.js';
 import { creditNotesSearch, documentsList, documentsPdf, invoicesGet, invoicesSearch } from './areas/documents.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 
@@ -35,6 +36,11 @@ export const capabilities: readonly Capability[] = [
   documentsPdf,
   inventoryProductAvailability,
   inventoryMovements,
+  availabilitiesList,
+  productsContentGet,
+  categoriesContentGet,
+  productsContentPolicy,
+  contentArticlesSearch,
 ];
 
 /** Capabilities by their MCP tool name. */

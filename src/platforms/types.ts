@@ -7,9 +7,12 @@ import type {
   GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
   GeneratedStockItem, GeneratedStockMovement,
 } from './demo/types.js';
+import type {
+  GeneratedArticle, GeneratedAvailability, GeneratedCategoryTexts, GeneratedContentCapabilities, GeneratedProductTexts,
+} from './demo/content.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'catalogue'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -33,6 +36,19 @@ export type PlatformStockMovement = GeneratedStockMovement;
 export type PlatformStockItem = GeneratedStockItem;
 export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
 export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
+/** What the platform lets the service write: text fields per entity, and whether the availability dictionary is manageable (and why not). */
+export type PlatformContentCapabilities = GeneratedContentCapabilities;
+export type PlatformAvailability = GeneratedAvailability;
+export type PlatformProductTexts = GeneratedProductTexts;
+export type PlatformCategoryTexts = GeneratedCategoryTexts;
+export type PlatformArticle = GeneratedArticle;
+/** One record of the catalogue area: the platform's content capabilities, a dictionary entry, texts, or an article. */
+export type CatalogueRecord =
+  | { kind: 'capabilities'; capabilities: PlatformContentCapabilities }
+  | { kind: 'availability'; availability: PlatformAvailability }
+  | { kind: 'category'; category: PlatformCategoryTexts }
+  | { kind: 'product'; product: PlatformProductTexts }
+  | { kind: 'article'; article: PlatformArticle };
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -44,6 +60,8 @@ export interface AreaRecords {
   stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
+  /** Capabilities and the dictionary first (every read), then texts and articles that changed. */
+  catalogue: CatalogueRecord;
 }
 
 export interface ChangeRequest {

@@ -11,10 +11,11 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
   const endpointId = await ensureSampleWebhook(db);
+  const category = await db('categories').where({ shop_id: shop.id }).orderBy('id').first('guid');
   const invoice = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).orderBy('issued_at', 'desc').first('code');
   return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
     invoiceCode: invoice.code, documentType: 'invoice', 'documents.pdf:code': invoice.code,
-    codes: `${product.code},NO-SUCH-ITEM` };
+    codes: `${product.code},NO-SUCH-ITEM`, guid: category.guid };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */
