@@ -23,10 +23,16 @@ export async function getContentCapabilities(db: Db, shopId: string): Promise<Co
   return { productFields: row.product_fields, categoryFields: row.category_fields, availabilityManageable: row.availability_manageable, availabilityReason: row.availability_reason };
 }
 
-function texts(row: Record<string, any>, fields: ReadonlyArray<readonly [string, string]>, writable: string[]) {
+export interface TextField {
+  value: string | null;
+  hash: string;
+  writable: boolean;
+}
+
+function texts<F extends string>(row: Record<string, any>, fields: ReadonlyArray<readonly [F, string]>, writable: string[]) {
   return {
     fingerprint: fingerprint(fields.map(([name, column]) => [name, row[column] ?? null] as const)),
-    fields: Object.fromEntries(fields.map(([name, column]) => [name, { value: (row[column] ?? null) as string | null, hash: fieldHash(row[column]), writable: writable.includes(name) }])),
+    fields: Object.fromEntries(fields.map(([name, column]) => [name, { value: (row[column] ?? null) as string | null, hash: fieldHash(row[column]), writable: writable.includes(name) }])) as Record<F, TextField>,
   };
 }
 

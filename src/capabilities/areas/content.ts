@@ -40,7 +40,7 @@ export const productsContentGet = defineCapability({
   handler: async ({ params, ctx }) => {
     const content = await getProductContent(ctx.db, ctx.shop!.id, params.code);
     if (!content) throw new AppError('NOT_FOUND', `No product \`${params.code}\` in shop \`${ctx.shop!.code}\`.`, { param: 'code' });
-    return content as never;
+    return content;
   },
 });
 
@@ -66,7 +66,7 @@ export const categoriesContentGet = defineCapability({
   handler: async ({ params, ctx }) => {
     const content = await getCategoryContent(ctx.db, ctx.shop!.id, params.guid);
     if (!content) throw new AppError('NOT_FOUND', `No category \`${params.guid}\` in shop \`${ctx.shop!.code}\`.`, { param: 'guid' });
-    return content as never;
+    return content;
   },
 });
 
