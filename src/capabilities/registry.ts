@@ -8,6 +8,7 @@ import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
+import { availabilitiesList, categoriesContentGet, contentArticlesSearch, productsContentGet, productsContentPolicy } from './areas/content.js';
 import { creditNotesSearch, documentsList, documentsPdf, invoicesGet, invoicesSearch } from './areas/documents.js';
 import {
   affiliateCampaignsGet, affiliateCampaignsList, affiliateCodeRequests, affiliateConversionsGet, affiliateConversionsList, affiliateDiscountCodes,
@@ -92,6 +93,11 @@ export const capabilities: readonly Capability[] = [
   automationsValidateDraft,
   automationsCreateDraft,
   automationsUpdateDraft,
+  availabilitiesList,
+  productsContentGet,
+  categoriesContentGet,
+  productsContentPolicy,
+  contentArticlesSearch,
 ];
 
 /** Capabilities by their MCP tool name. */

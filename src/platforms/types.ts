@@ -11,6 +11,12 @@ import type { GeneratedCompanyCost } from './demo/companyCosts.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs'] as const;
+import type {
+  GeneratedArticle, GeneratedAvailability, GeneratedCategoryTexts, GeneratedContentCapabilities, GeneratedProductTexts,
+} from './demo/content.js';
+
+/** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'catalogue'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -36,6 +42,19 @@ export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
 export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
 /** A monthly company cost (issue 9): the result after costs of the financial summary. */
 export type PlatformCompanyCost = GeneratedCompanyCost;
+/** What the platform lets the service write: text fields per entity, and whether the availability dictionary is manageable (and why not). */
+export type PlatformContentCapabilities = GeneratedContentCapabilities;
+export type PlatformAvailability = GeneratedAvailability;
+export type PlatformProductTexts = GeneratedProductTexts;
+export type PlatformCategoryTexts = GeneratedCategoryTexts;
+export type PlatformArticle = GeneratedArticle;
+/** One record of the catalogue area: the platform's content capabilities, a dictionary entry, texts, or an article. */
+export type CatalogueRecord =
+  | { kind: 'capabilities'; capabilities: PlatformContentCapabilities }
+  | { kind: 'availability'; availability: PlatformAvailability }
+  | { kind: 'category'; category: PlatformCategoryTexts }
+  | { kind: 'product'; product: PlatformProductTexts }
+  | { kind: 'article'; article: PlatformArticle };
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -48,6 +67,8 @@ export interface AreaRecords {
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
   company_costs: PlatformCompanyCost;
+  /** Capabilities and the dictionary first (every read), then texts and articles that changed. */
+  catalogue: CatalogueRecord;
 }
 
 export interface ChangeRequest {

@@ -1,4 +1,5 @@
 /** Reads of a shop's catalogue: products (listing, search, one) and categories with product counts. */
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
 import type { Period } from '../capabilities/period.js';
 import type { PageRequest } from '../capabilities/types.js';
@@ -42,19 +43,37 @@ export async function listProducts(db: Db, shopId: string, period: Period | null
 }
 
 /**
+ * The product search's SQL: one arm per index, each within the shop — exact code, EAN or PLU (b-tree), then names
+ * starting with the text, then names or codes containing it (pg_trgm GIN on lower(name) and lower(code)). Exported so a
+ * test can EXPLAIN exactly what runs.
+ */
+export function searchProductsSql(shopId: string, text: string, limit: number): { sql: string; bindings: Knex.RawBinding[] } {
+  const needle = text.toLowerCase();
+  const escaped = needle.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const arms: Array<[string, Knex.RawBinding[]]> = [
+    ['select id, 0 as rank from products where shop_id = ? and lower(code) = ?', [shopId, needle]],
+    ['select id, 0 from products where shop_id = ? and ean = ?', [shopId, text]],
+    ['select id, 0 from products where shop_id = ? and plu = ?', [shopId, text]],
+    ['select id, case when lower(name) like ? then 1 else 2 end from products where lower(name) like ? and shop_id = ?', [`${escaped}%`, `%${escaped}%`, shopId]],
+    ['select id, 2 from products where lower(code) like ? and shop_id = ?', [`%${escaped}%`, shopId]],
+  ];
+  return {
+    sql: `select h.id from (${arms.map((a) => a[0]).join(' union all ')}) h join products p on p.id = h.id group by h.id, p.name order by min(h.rank), p.name, h.id limit ?`,
+    bindings: [...arms.flatMap((a) => a[1]), limit],
+  };
+}
+
+/**
  * Search by name, code, EAN or PLU, most relevant first: exact code/EAN/PLU, then name starting with the text,
  * then name or code containing it. At most `limit` records, no pagination (SPEC REST conventions 5).
  */
 export async function searchProducts(db: Db, shopId: string, text: string, limit: number) {
-  const needle = text.toLowerCase();
-  const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows: ProductRow[] = await productQuery(db, shopId)
-    .where((w) => w.whereRaw('lower(p.code) = ?', [needle]).orWhere('p.ean', text).orWhere('p.plu', text)
-      .orWhereRaw('lower(p.name) like ?', [pattern]).orWhereRaw('lower(p.code) like ?', [pattern]))
-    .orderByRaw('case when lower(p.code) = ? or p.ean = ? or p.plu = ? then 0 when lower(p.name) like ? then 1 else 2 end', [needle, text, text, `${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`])
-    .orderBy('p.name').orderBy('p.id')
-    .limit(limit);
-  return rows.map(toProduct);
+  const { sql, bindings } = searchProductsSql(shopId, text, limit);
+  const ids: string[] = (await db.raw(sql, bindings)).rows.map((r: { id: string }) => String(r.id));
+  if (!ids.length) return [];
+  const rows: ProductRow[] = await productQuery(db, shopId).whereIn('p.id', ids);
+  const byId = new Map(rows.map((r) => [String(r.id), r]));
+  return ids.map((id) => toProduct(byId.get(id)!));
 }
 
 export async function getProduct(db: Db, shopId: string, code: string) {

@@ -6,7 +6,8 @@
 import { formatMinor } from '../platforms/demo/money.js';
 import type {
   PlatformClaim, PlatformDocument, PlatformOrder, PlatformSearchConsoleProperty, PlatformSearchConsoleRun, PlatformShipment,
-  PlatformStockItem, PlatformStockMovement,
+  PlatformStockItem, PlatformStockMovement, PlatformArticle, PlatformAvailability, PlatformCategoryTexts, PlatformContentCapabilities,
+  PlatformProductTexts,
 } from '../platforms/types.js';
 import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
 import { maskAccount } from '../claims/accounts.js';
@@ -148,5 +149,42 @@ export function searchConsolePropertyRow(shopId: string, p: PlatformSearchConsol
   return {
     shop_id: shopId, property: p.property, status: p.status, status_changed_at: p.statusChangedAt, last_sync_at: p.lastSyncAt,
     last_successful_sync_at: p.lastSuccessfulSyncAt, sync_version: p.syncVersion, final_data_through: p.finalDataThrough, fresh_data_through: p.freshDataThrough,
+  };
+}
+
+/** The platform's content capabilities of a shop (one row per shop). */
+export function contentCapabilitiesRow(shopId: string, c: PlatformContentCapabilities): Row {
+  return {
+    shop_id: shopId, product_fields: c.productFields, category_fields: c.categoryFields, availability_manageable: c.availabilityManageable,
+    availability_reason: c.availabilityReason,
+  };
+}
+
+export function availabilityRow(shopId: string, a: PlatformAvailability): Row {
+  return {
+    shop_id: shopId, availability_id: a.id, name: a.name, description: a.description, on_stock_hours: a.onStockHours, delivery_hours: a.deliveryHours,
+    meaning: a.meaning, color: a.color, system: a.system, default_roles: a.defaultRoles, pairing_rows: a.pairingRows, position: a.position,
+  };
+}
+
+/** A product's texts and availability, matched to the stored product by its code. */
+export function productTextsRow(p: PlatformProductTexts): Row {
+  return {
+    code: p.code, availability_id: p.availabilityId, description: p.texts.description, short_description: p.texts.shortDescription,
+    meta_title: p.texts.metaTitle, meta_description: p.texts.metaDescription, content_updated_at: p.updatedAt,
+  };
+}
+
+export function categoryTextsRow(c: PlatformCategoryTexts): Row {
+  return {
+    guid: c.guid, description: c.texts.description, description_bottom: c.texts.descriptionBottom, meta_title: c.texts.metaTitle,
+    meta_description: c.texts.metaDescription, content_updated_at: c.updatedAt,
+  };
+}
+
+export function articleRow(shopId: string, a: PlatformArticle): Row {
+  return {
+    shop_id: shopId, article_id: a.id, kind: a.kind, title: a.title, text: a.text, url: a.url, preview_image_url: a.previewImageUrl,
+    published_at: a.publishedAt, updated_at: a.updatedAt,
   };
 }

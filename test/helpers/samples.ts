@@ -13,6 +13,7 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
   const endpointId = await ensureSampleWebhook(db);
+  const category = await db('categories').where({ shop_id: shop.id }).orderBy('id').first('guid');
   const invoice = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).orderBy('issued_at', 'desc').first('code');
   const customer = await db('orders').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('customer_email_hash');
   // Issue 10: a refunded claim (it has a credit note, stock movements and a refund to show).
@@ -32,6 +33,7 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     // Automations (issue 14)
     workflowId,
   };
+    codes: `${product.code},NO-SUCH-ITEM`, guid: category.guid };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */

@@ -34,6 +34,8 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'updated_at');
     t.boolean('pdf_available').notNullable().defaultTo(true);
   });
+  // Documents stored before this migration: their issue date in the shop's zone (lines and buyer stay empty).
+  await knex.raw('update documents d set issue_date = (d.issued_at at time zone s.time_zone)::date from shops s where s.id = d.shop_id');
   // SPEC: businessDate = tax date, or issue date when the tax date is empty (proformas, D21). One definition, in the schema.
   await knex.raw('alter table documents add column business_date date generated always as (coalesce(tax_date, issue_date)) stored');
   await knex.raw(`alter table documents add column number_search text generated always as (lower(code || ' ' || coalesce(order_code, '') || ' ' || coalesce(variable_symbol, ''))) stored`);

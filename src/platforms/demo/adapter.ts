@@ -11,6 +11,7 @@ import type {
 } from '../types.js';
 import { SYNC_AREAS } from '../types.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
+import { catalogueRecords } from './content.js';
 import { documentAt, documentChangeTimes } from './documents.js';
 import { OrderTimeline } from './generator.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
@@ -160,6 +161,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     if (area === 'stock') source = this.stockChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'search_console') source = this.searchConsoleChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'company_costs') source = this.companyCostChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'catalogue') source = this.catalogueChanges(model, sinceMs, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
   }
@@ -357,6 +359,11 @@ export class DemoPlatform implements ShopPlatformAdapter {
     const costs = companyCostsBetween(settings.seed, definition, sinceMs, untilMs, timeline.windowStartMs, timeline.ordersPerDayAtEnd, (ms) => timeline.eurRateAt(ms));
     for (let i = resume?.n ?? 0; i < costs.length; i += limit) {
       const slice = costs.slice(i, i + limit);
+  /** The catalogue area: capabilities and dictionary on every read (the sync writes only differences), then what changed. */
+  private async *catalogueChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const records = catalogueRecords(model.settings.seed, model.definition, model.timeline.model, sinceMs, untilMs);
+    for (let i = resume?.n ?? 0; i < records.length; i += limit) {
+      const slice = records.slice(i, i + limit);
       yield { records: slice, position: `c:${i + slice.length}` };
     }
   }

@@ -12,6 +12,8 @@ import type { DemoShopSettings } from './adapter.js';
 import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
 import { documentAt } from './documents.js';
 import { rebuildShopRollups } from '../../rollups/orders.js';
+import { catalogueRecords } from './content.js';
+import { writeCatalogueRecords } from '../../sync/apply/catalogue.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
@@ -275,6 +277,9 @@ async function writeHistoryEnd(
     for (const row of rows) buffer.add(rowValues(row, columns));
     await buffer.copyInto(conn);
   }
+  // The catalogue area as it stands at the history's end: capabilities, dictionary, texts, pages and articles.
+  const exec = async (sql: string, bindings: unknown[]) => (await conn.query(sql, bindings)).rowCount ?? 0;
+  await writeCatalogueRecords(exec, shopId, catalogueRecords(settings.seed, shop, timeline.model, null, endMs));
 
   await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
   // Issue 10: the claims module's settings (the service's own data) start from the demo defaults.
@@ -380,7 +385,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
 }
 
 /** Every table the loader COPYs into. */
-const LOADED_TABLES = ['categories', 'products', 'orders', 'order_items', 'shipments', 'shipment_tracking_events', 'documents', 'claims', 'stock_movements', 'stock_items', 'search_console_sync_runs'];
+const LOADED_TABLES = ['availabilities', 'content_articles', 'shop_content_capabilities', 'categories', 'products', 'orders', 'order_items', 'shipments', 'shipment_tracking_events', 'documents', 'claims', 'stock_movements', 'stock_items', 'search_console_sync_runs'];
 
 /**
  * Refreshes the planner's statistics after a bulk load. Autovacuum does it only later: until then a listing of a
