@@ -3,7 +3,11 @@ import type { Capability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
 import { customersGet, customersList, customersPerformance } from './areas/customers.js';
-import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.js';
+import { reportsFinancialSummary, salesOrderPerformance, salesProductPerformance } from './areas/reports.js';
+import {
+  analyticsAdvertisingCapability, analyticsChannelsCapability, analyticsComparisonCapability, analyticsMonthlyCapability,
+  analyticsOrderCoverageCapability, analyticsOrderHeatmapCapability, analyticsOverviewCapability, analyticsRevenueSourcesCapability,
+} from './areas/analytics.js';
 import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
@@ -35,6 +39,15 @@ export const capabilities: readonly Capability[] = [
   customersGet,
   reportsFinancialSummary,
   salesOrderPerformance,
+  salesProductPerformance,
+  analyticsOverviewCapability,
+  analyticsChannelsCapability,
+  analyticsComparisonCapability,
+  analyticsMonthlyCapability,
+  analyticsOrderCoverageCapability,
+  analyticsOrderHeatmapCapability,
+  analyticsRevenueSourcesCapability,
+  analyticsAdvertisingCapability,
 ];
 
 /** Capabilities by their MCP tool name. */

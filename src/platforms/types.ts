@@ -8,9 +8,10 @@ import type {
   GeneratedStockItem, GeneratedStockMovement,
 } from './demo/types.js';
 import type { GeneratedCompanyCost } from './demo/companyCosts.js';
+import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from './demo/analytics.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -35,6 +36,11 @@ export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
 export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
 /** A monthly company cost (issue 9): the result after costs of the financial summary. */
 export type PlatformCompanyCost = GeneratedCompanyCost;
+/** Web analytics and advertising (issue 9): a day of visits, a tracked order, a day of ad spend. */
+export type PlatformWebAnalytics =
+  | { kind: 'visits'; day: GeneratedVisitDay }
+  | { kind: 'tracking'; tracking: GeneratedOrderTracking }
+  | { kind: 'ads'; day: string; rows: GeneratedAdSpend[] };
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -47,6 +53,7 @@ export interface AreaRecords {
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
   company_costs: PlatformCompanyCost;
+  web_analytics: PlatformWebAnalytics;
 }
 
 export interface ChangeRequest {

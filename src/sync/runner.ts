@@ -10,6 +10,7 @@ import type { Db } from '../db/knex.js';
 import type { AreaRecords, ShopPlatformAdapter, SyncArea } from '../platforms/types.js';
 import { applyClaims } from './apply/claims.js';
 import { applyCompanyCosts } from './apply/companyCosts.js';
+import { applyWebAnalytics } from './apply/webAnalytics.js';
 import { applyDocuments } from './apply/documents.js';
 import { applyOrders } from './apply/orders.js';
 import { applySearchConsole } from './apply/searchConsole.js';
@@ -60,6 +61,7 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'stock': return applyStock(trx, shop, records as Array<AreaRecords['stock']>, sink);
     case 'search_console': return applySearchConsole(trx, shop, records as Array<AreaRecords['search_console']>, sink);
     case 'company_costs': return applyCompanyCosts(trx, shop, records as Array<AreaRecords['company_costs']>);
+    case 'web_analytics': return applyWebAnalytics(trx, shop, records as Array<AreaRecords['web_analytics']>);
   }
 }
 
