@@ -5,6 +5,12 @@ import { categoriesList, productsGet, productsSearch } from './areas/catalogue.j
 import { inventoryMovements, inventoryProductAvailability, inventoryStock } from './areas/inventory.js';
 import { customersGet, customersList, customersPerformance } from './areas/customers.js';
 import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.js';
+import { reportsFinancialSummary, salesOrderPerformance, salesProductPerformance } from './areas/reports.js';
+import {
+  analyticsAdvertisingCapability, analyticsChannelsCapability, analyticsComparisonCapability, analyticsMonthlyCapability,
+  analyticsOrderCoverageCapability, analyticsOrderHeatmapCapability, analyticsOverviewCapability, analyticsRevenueSourcesCapability,
+} from './areas/analytics.js';
+import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
@@ -98,6 +104,15 @@ export const capabilities: readonly Capability[] = [
   categoriesContentGet,
   productsContentPolicy,
   contentArticlesSearch,
+  salesProductPerformance,
+  analyticsOverviewCapability,
+  analyticsChannelsCapability,
+  analyticsComparisonCapability,
+  analyticsMonthlyCapability,
+  analyticsOrderCoverageCapability,
+  analyticsOrderHeatmapCapability,
+  analyticsRevenueSourcesCapability,
+  analyticsAdvertisingCapability,
 ];
 
 /** Capabilities by their MCP tool name. */

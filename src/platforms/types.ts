@@ -8,6 +8,7 @@ import type {
   GeneratedStockItem, GeneratedStockMovement,
 } from './demo/types.js';
 import type { GeneratedCompanyCost } from './demo/companyCosts.js';
+import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from './demo/analytics.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs'] as const;
@@ -17,6 +18,7 @@ import type {
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'catalogue'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -55,6 +57,11 @@ export type CatalogueRecord =
   | { kind: 'category'; category: PlatformCategoryTexts }
   | { kind: 'product'; product: PlatformProductTexts }
   | { kind: 'article'; article: PlatformArticle };
+/** Web analytics and advertising (issue 9): a day of visits, a tracked order, a day of ad spend. */
+export type PlatformWebAnalytics =
+  | { kind: 'visits'; day: GeneratedVisitDay }
+  | { kind: 'tracking'; tracking: GeneratedOrderTracking }
+  | { kind: 'ads'; day: string; rows: GeneratedAdSpend[] };
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -69,6 +76,7 @@ export interface AreaRecords {
   company_costs: PlatformCompanyCost;
   /** Capabilities and the dictionary first (every read), then texts and articles that changed. */
   catalogue: CatalogueRecord;
+  web_analytics: PlatformWebAnalytics;
 }
 
 export interface ChangeRequest {

@@ -88,3 +88,79 @@ export async function orderPerformance(ctx: CapabilityContext, name: string, per
     nextCursor,
   };
 }
+
+interface ProductRow {
+  product_code: string;
+  mapped: boolean;
+  name: string;
+  quantity: string;
+  revenue_without_vat: string;
+  revenue_with_vat: string;
+  cost: string | null;
+  lines: number;
+  credited_lines: number;
+}
+
+/** Sales per product of a period (business days of invoices and credit notes), highest revenue first, with totals. */
+export async function productPerformance(ctx: CapabilityContext, name: string, period: Period, params: Record<string, unknown>, after: KeysetPosition | null) {
+  const { cursor: _cursor, limit: limitParam, ...bound } = params as { cursor?: string; limit?: number };
+  const limit = checkLimit(limitParam);
+  const db = ctx.db;
+  const shopId = ctx.shop!.id;
+  const fingerprint = cursorFingerprint({ capability: name, account: ctx.caller.account.id, shopId, ...bound });
+  const grouped = db('product_daily_rollups').where({ shop_id: shopId }).whereBetween('day', [period.from, period.to]).groupBy('product_code')
+    .select('product_code', db.raw('bool_and(mapped) as mapped'), db.raw('max(name) as name'), db.raw('sum(quantity)::text as quantity'),
+      db.raw('round(sum(revenue_without_vat_eur), 2) as revenue_without_vat'), db.raw('round(sum(revenue_with_vat_eur), 2)::text as revenue_with_vat'),
+      // A product's cost only when every one of its lines has a purchase price: never a partial cost, never a wrong margin.
+      db.raw('case when sum(costed_lines) = sum(lines) then round(sum(cost_eur), 2)::text end as cost'),
+      db.raw('sum(lines)::int as lines'), db.raw('sum(credited_lines)::int as credited_lines'));
+  const page = db.with('g', grouped).from('g').select('*', db.raw('revenue_without_vat::text as revenue_without_vat'))
+    .orderBy([{ column: 'g.revenue_without_vat', order: 'desc' }, { column: 'g.product_code', order: 'asc' }]).limit(limit + 1);
+  if (after) page.whereRaw('(g.revenue_without_vat < ?::numeric or (g.revenue_without_vat = ?::numeric and g.product_code > ?))', [after.key, after.key, after.id]);
+  const totalsQuery = db.with('g', grouped).from('g').first(
+    db.raw('count(*)::int as products'), db.raw('coalesce(sum(quantity::numeric), 0)::text as quantity'),
+    db.raw('coalesce(sum(revenue_without_vat), 0)::text as revenue_without_vat'), db.raw('coalesce(sum(revenue_with_vat::numeric), 0)::text as revenue_with_vat'),
+    db.raw('coalesce(sum(cost::numeric), 0)::text as cost'), db.raw('coalesce(sum(revenue_without_vat) filter (where cost is not null), 0)::text as costed_revenue'),
+    db.raw('coalesce(sum(lines), 0)::int as lines'), db.raw('coalesce(sum(lines) filter (where not mapped), 0)::int as unmapped_lines'),
+    db.raw('count(*) filter (where cost is null)::int as products_without_cost'));
+  const [rows, totals] = await Promise.all([page as unknown as Promise<ProductRow[]>, totalsQuery as unknown as Promise<Record<string, string | number>>]);
+  const hasMore = rows.length > limit;
+  const kept = hasMore ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  const nextCursor = hasMore && last ? encodeCursor({ key: last.revenue_without_vat, id: last.product_code }, period, fingerprint, ctx.cursorSecret) : null;
+  const costedMargin = minus(String(totals.costed_revenue), String(totals.cost));
+  return {
+    products: kept.map((r) => {
+      const margin = r.cost === null ? null : minus(r.revenue_without_vat, r.cost);
+      return {
+        productCode: r.product_code,
+        name: r.name,
+        mapped: r.mapped,
+        quantity: r.quantity,
+        revenueWithoutVat: eur(r.revenue_without_vat),
+        revenueWithVat: eur(r.revenue_with_vat),
+        lines: r.lines,
+        creditedLines: r.credited_lines,
+        purchaseCostWithoutVat: r.cost === null ? null : eur(r.cost),
+        marginWithoutVat: margin === null ? null : eur(margin),
+        marginPercent: margin === null ? null : marginPercent(margin, r.revenue_without_vat),
+      };
+    }),
+    totals: {
+      products: Number(totals.products),
+      quantity: String(totals.quantity),
+      revenueWithoutVat: eur(String(totals.revenue_without_vat)),
+      revenueWithVat: eur(String(totals.revenue_with_vat)),
+      lines: Number(totals.lines),
+      unmappedLines: Number(totals.unmapped_lines),
+      productsWithoutCost: Number(totals.products_without_cost),
+      purchaseCostWithoutVat: eur(String(totals.cost)),
+      costedRevenueWithoutVat: eur(String(totals.costed_revenue)),
+      marginWithoutVat: eur(costedMargin),
+      marginPercent: marginPercent(costedMargin, String(totals.costed_revenue)),
+    },
+    unmappedLines: Number(totals.unmapped_lines),
+    hasMore: nextCursor !== null,
+    nextCursor,
+  };
+}

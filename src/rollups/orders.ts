@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { ORDER_STATUSES } from '../platforms/demo/catalogue.js';
+import { refreshChannelDays } from './channels.js';
 
 /** Runs one statement with $n parameters: a knex transaction and a bare pg connection (the loader's COPY transaction) both fit. */
 export type SqlRunner = (text: string, values: unknown[]) => Promise<Array<Record<string, unknown>>>;
@@ -128,6 +129,8 @@ export async function refreshOrderRollups(trx: Knex.Transaction, shopId: string,
   if (!days || !keys) return;
   await refreshDays(run, shopId, days);
   await refreshCustomers(run, shopId, keys);
+  // Tracked revenue per channel follows the orders' status too.
+  await refreshChannelDays(run, shopId, days);
 }
 
 /** Rebuilds every order rollup of a shop from its raw rows (after a bulk load, or when the tables are first created). */
@@ -135,4 +138,5 @@ export async function rebuildShopRollups(db: Knex | Knex.Transaction | SqlRunner
   const run = typeof db === 'function' && !('raw' in db) ? (db as SqlRunner) : knexRunner(db as Knex);
   await refreshDays(run, shopId, null);
   await refreshCustomers(run, shopId, null);
+  await refreshChannelDays(run, shopId, null);
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { moneySchema } from '../../money.js';
 import { COGS_COVERAGE_MIN, financialSummary } from '../../queries/reports.js';
-import { orderPerformance } from '../../queries/sales.js';
+import { orderPerformance, productPerformance } from '../../queries/sales.js';
 import { cursor, from, limit, market, to } from '../params.js';
 import type { FieldScopes } from '../projection.js';
 import { defineCapability, readOnly } from '../types.js';
@@ -104,4 +104,64 @@ export const salesOrderPerformance = defineCapability({
   },
   annotations: readOnly,
   handler: ({ params, ctx, period, page }) => orderPerformance(ctx, 'sales.orderPerformance', period!, params, page.after),
+});
+
+const productRow = z.object({
+  productCode: z.string(),
+  name: z.string().describe('Name on the order lines.'),
+  mapped: z.boolean().describe('False when the code did not match the shop\'s catalogue (counted in `unmappedLines`).'),
+  quantity: z.string().describe('Invoiced minus credited quantity, decimal string.'),
+  revenueWithoutVat: eurMoney.describe('Line prices without VAT of invoices minus credit notes, EUR at the order\'s stored rate.'),
+  revenueWithVat: eurMoney,
+  lines: z.number().int().describe('Document lines of this product in the period (invoiced and credited).'),
+  creditedLines: z.number().int().describe('Of `lines`, those taken back by credit notes.'),
+  purchaseCostWithoutVat: eurMoney.nullable().optional()
+    .describe(`Purchase cost at document time: the purchase price the shop stored on each matched order line, times quantity; null when a line has none (never a partial cost). ${needsPrices}`),
+  marginWithoutVat: eurMoney.nullable().optional().describe(`revenueWithoutVat - purchaseCostWithoutVat; null when the cost is. ${needsPrices}`),
+  marginPercent: z.number().nullable().optional().describe(`In percent of revenueWithoutVat, 2 decimals. ${needsPrices}`),
+});
+
+/** Sales per product from the period's invoices and credit notes, with totals; purchase cost and margin with their scope. */
+export const salesProductPerformance = defineCapability({
+  name: 'sales.productPerformance',
+  summary: 'Sales per product from invoices and credit notes with totals; with purchase prices also cost at time of sale and margin. Period required.',
+  description: `Answers "which products sell and earn": per product of the shop \`market\`, the invoiced minus credited quantity and revenue (EUR at each order's stored rate) of the documents whose business date (tax date, else issue date) lies in the REQUIRED period \`from\`..\`to\` (at most 366 days), highest revenue first, in pages (\`data.nextCursor\`), with \`totals\` of the whole period and \`unmappedLines\` (lines whose product code did not match the catalogue). A credit note that reverses a whole order takes back all its lines; one that refunds a claim takes back the claim's lines. With \`purchase-prices:read\` also \`purchaseCostWithoutVat\` (the purchase price stored on the matched order line at the time of sale), \`marginWithoutVat\` and \`marginPercent\`; a product with a line lacking a price has null cost and margin, and the totals' margin covers only products with a known cost (\`costedRevenueWithoutVat\`).`,
+  path: '/sales/product-performance',
+  scope: 'reports:read',
+  mcpTool: 'sales_product_performance',
+  kind: 'summary',
+  market: 'required',
+  period: { default: 'currentMonth', required: true },
+  params: z.object({ market, from, to, limit: limit.optional(), cursor: cursor.optional() }).strict(),
+  result: z.object({
+    products: z.array(productRow).describe('This page, highest revenue first.'),
+    totals: z.object({
+      products: z.number().int(),
+      quantity: z.string(),
+      revenueWithoutVat: eurMoney,
+      revenueWithVat: eurMoney,
+      lines: z.number().int(),
+      unmappedLines: z.number().int(),
+      productsWithoutCost: z.number().int().optional().describe(needsPrices),
+      purchaseCostWithoutVat: eurMoney.optional().describe(`Sum over products with a known cost. ${needsPrices}`),
+      costedRevenueWithoutVat: eurMoney.optional().describe(`Revenue of those products. ${needsPrices}`),
+      marginWithoutVat: eurMoney.optional().describe(`costedRevenueWithoutVat - purchaseCostWithoutVat. ${needsPrices}`),
+      marginPercent: z.number().nullable().optional().describe(needsPrices),
+    }).describe('Over the whole period.'),
+    unmappedLines: z.number().int().describe('Document lines of the period that did not match the catalogue.'),
+    hasMore: z.boolean(),
+    nextCursor: z.string().nullable(),
+  }),
+  fieldScopes: {
+    'products[].purchaseCostWithoutVat': 'purchase-prices:read',
+    'products[].marginWithoutVat': 'purchase-prices:read',
+    'products[].marginPercent': 'purchase-prices:read',
+    'totals.productsWithoutCost': 'purchase-prices:read',
+    'totals.purchaseCostWithoutVat': 'purchase-prices:read',
+    'totals.costedRevenueWithoutVat': 'purchase-prices:read',
+    'totals.marginWithoutVat': 'purchase-prices:read',
+    'totals.marginPercent': 'purchase-prices:read',
+  },
+  annotations: readOnly,
+  handler: ({ params, ctx, period, page }) => productPerformance(ctx, 'sales.productPerformance', period!, params, page.after),
 });

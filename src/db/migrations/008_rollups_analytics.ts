@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { rebuildShopRollups } from '../../rollups/orders.js';
+import { rebuildProductRollups } from '../../rollups/products.js';
 
 function ts(t: Knex.CreateTableBuilder, name: string) {
   return t.timestamp(name, { useTz: true, precision: 3 });
@@ -84,6 +85,24 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'last_order_at').notNullable();
     t.primary(['shop_id', 'day', 'customer_key', 'currency']);
     t.index(['shop_id', 'customer_key']);
+  });
+
+  // Sales per product and business day from invoices (+) and credit notes (-), lines priced as on the order, in EUR at
+  // the order's rate; `mapped` = the line's product is in the catalogue, cost = purchase price stored on the order line.
+  await knex.schema.createTable('product_daily_rollups', (t) => {
+    shopRef(t);
+    t.date('day').notNullable();
+    t.text('product_code').notNullable();
+    t.boolean('mapped').notNullable();
+    t.text('name').notNullable();
+    sum(t, 'quantity');
+    sum(t, 'revenue_without_vat_eur');
+    sum(t, 'revenue_with_vat_eur');
+    sum(t, 'cost_eur');
+    t.integer('lines').notNullable();
+    t.integer('costed_lines').notNullable();
+    t.integer('credited_lines').notNullable();
+    t.primary(['shop_id', 'day', 'product_code']);
   });
 
   // Web analytics: visits per local day by channel, source, device and landing page, as the platform reports them.
@@ -170,13 +189,16 @@ export async function up(knex: Knex): Promise<void> {
 
   // A database migrated with orders already in it gets its rollups now; later the sync and the loader keep them.
   const shops: Array<{ id: string }> = await knex('shops').select('id');
-  for (const shop of shops) await rebuildShopRollups(knex, String(shop.id));
+  for (const shop of shops) {
+    await rebuildShopRollups(knex, String(shop.id));
+    await rebuildProductRollups(knex, String(shop.id));
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
     'search_console_rows', 'company_costs', 'ad_spend_daily', 'channel_daily_rollups', 'order_tracking', 'web_visits',
-    'customer_daily_rollups', 'customer_rollups', 'order_hourly_rollups', 'order_daily_rollups',
+    'product_daily_rollups', 'customer_daily_rollups', 'customer_rollups', 'order_hourly_rollups', 'order_daily_rollups',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

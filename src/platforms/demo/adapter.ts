@@ -16,6 +16,8 @@ import { documentAt, documentChangeTimes } from './documents.js';
 import { OrderTimeline } from './generator.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
 import { companyCostsBetween } from './companyCosts.js';
+import { adSpendDay, orderTracking, reportedDays, visitDay } from './analytics.js';
+import { HOUR_MS, localMidnightInstant } from './time.js';
 import { shipmentAt } from './shipments.js';
 import { StockModel } from './stock.js';
 import { anyIn, claimAt, claimChangeTimes, orderAt, ORDER_HORIZON_MS, stockChangeTimes, type OrderPlan } from './timeline.js';
@@ -162,6 +164,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     else if (area === 'search_console') source = this.searchConsoleChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'company_costs') source = this.companyCostChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'catalogue') source = this.catalogueChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'web_analytics') source = this.webAnalyticsChanges(model, sinceMs, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
   }
@@ -366,6 +369,45 @@ export class DemoPlatform implements ShopPlatformAdapter {
       const slice = records.slice(i, i + limit);
       yield { records: slice, position: `c:${i + slice.length}` };
     }
+  }
+
+  /**
+   * Web analytics in three phases: days of visits and days of ad spend reported in (since, until], then the tracking
+   * of the orders created in (since, until]. Positions count records within a phase (`v:`, `a:`, `t:`).
+   */
+  private async *webAnalyticsChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const { settings, definition, timeline } = model;
+    const rank: Record<string, number> = { v: 0, a: 1, t: 2 };
+    const skip = (phase: string) => (resume === null || rank[resume.phase] < rank[phase] ? 0 : rank[resume.phase] > rank[phase] ? Infinity : resume.n);
+    const days = reportedDays(definition, sinceMs, untilMs, timeline.windowStartMs);
+    const noon = (d: number) => localMidnightInstant(definition.timeZone, d) + 12 * HOUR_MS;
+    let records: Array<AreaRecords['web_analytics']> = [];
+    for (const [phase, make] of [
+      ['v', (d: number) => ({ kind: 'visits' as const, day: visitDay(settings.seed, definition, d, timeline.ordersOnLocalDay(d)) })],
+      ['a', (d: number) => ({ kind: 'ads' as const, day: new Date(d).toISOString().slice(0, 10), rows: adSpendDay(settings.seed, definition, d, timeline.ordersOnLocalDay(d), definition.currency === 'EUR' ? 1 : timeline.eurRateAt(noon(d))) })],
+    ] as const) {
+      for (let i = Math.min(skip(phase), days.length); i < days.length; i++) {
+        records.push(make(days[i]));
+        if (records.length >= Math.max(1, Math.floor(limit / 50)) || i === days.length - 1) {
+          yield { records, position: `${phase}:${i + 1}` };
+          records = [];
+        }
+      }
+    }
+    let n = 0;
+    const start = skip('t');
+    const fromMs = sinceMs === null ? -Infinity : sinceMs + 1;
+    for (const plan of timeline.plans(fromMs, untilMs)) {
+      if (++n % YIELD_EVERY === 0) await yieldToEventLoop();
+      if (n <= start) continue;
+      const tracking = orderTracking(settings.seed, definition, plan.code, plan.createdMs);
+      if (tracking) records.push({ kind: 'tracking', tracking });
+      if (records.length >= limit) {
+        yield { records, position: `t:${n}` };
+        records = [];
+      }
+    }
+    if (records.length) yield { records, position: `t:${n}` };
   }
 
   private async store(shop: PlatformShop, kind: string, key: string, value: unknown): Promise<void> {

@@ -368,6 +368,14 @@ export class OrderTimeline {
     return this.segment(this.segmentIndexAt(ms)).eurRate;
   }
 
+  /** Orders created on a local date (UTC-midnight epoch), from the day plan; 0 outside the timeline. */
+  ordersOnLocalDay(localDate: number): number {
+    const index = this.segmentIndexAt(localMidnightInstant(this.shop.timeZone, localDate) + 12 * HOUR_MS);
+    let orders = 0;
+    for (let i = Math.max(0, index - 1); i <= index + 1; i++) if (this.segment(i).localDate === localDate) orders += this.segment(i).count;
+    return orders;
+  }
+
   /** Start instant of a segment. */
   segmentStartMs(index: number): number {
     return this.segment(index).startMs;

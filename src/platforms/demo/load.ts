@@ -14,12 +14,16 @@ import { documentAt } from './documents.js';
 import { rebuildShopRollups } from '../../rollups/orders.js';
 import { catalogueRecords } from './content.js';
 import { writeCatalogueRecords } from '../../sync/apply/catalogue.js';
+import { rebuildProductRollups } from '../../rollups/products.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
 import { companyCostsBetween } from './companyCosts.js';
 import { companyCostRow } from '../../sync/apply/companyCosts.js';
+import { adSpendDay, orderTracking, reportedDays, visitDay } from './analytics.js';
+import { adSpendRow, trackingRow, visitRows } from '../../sync/apply/webAnalytics.js';
+import { HOUR_MS, localMidnightInstant } from './time.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
@@ -281,6 +285,8 @@ async function writeHistoryEnd(
   const exec = async (sql: string, bindings: unknown[]) => (await conn.query(sql, bindings)).rowCount ?? 0;
   await writeCatalogueRecords(exec, shopId, catalogueRecords(settings.seed, shop, timeline.model, null, endMs));
 
+  await writeWebAnalytics(conn, shopId, settings, shop, timeline);
+
   await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
   // Issue 10: the claims module's settings (the service's own data) start from the demo defaults.
   await ensureClaimsSettings((sql, values) => conn.query(sql, values), shopId, defaultClaimsSettings(shop, settings.seed));
@@ -288,6 +294,35 @@ async function writeHistoryEnd(
     await conn.query('insert into sync_checkpoints (shop_id, area, through, events_from) values ($1, $2, $3, $3)', [shopId, area, new Date(endMs)]);
   }
   return receiptCount;
+}
+
+/** Web analytics of the history: every reported day of visits and ad spend, and the tracking of the loaded orders. */
+async function writeWebAnalytics(conn: PgConnection, shopId: string, settings: DemoShopSettings, shop: ShopDefinition, timeline: OrderTimeline): Promise<void> {
+  const copyRows = async (table: string, rows: Array<Record<string, unknown>>) => {
+    if (!rows.length) return;
+    const columns = Object.keys(rows[0]);
+    const buffer = new CopyBuffer(table, columns);
+    for (const row of rows) buffer.add(rowValues(row as never, columns));
+    await buffer.copyInto(conn);
+  };
+  const days = reportedDays(shop, null, timeline.historyEndMs, timeline.windowStartMs);
+  const visits = [];
+  const ads = [];
+  for (const d of days) {
+    const orders = timeline.ordersOnLocalDay(d);
+    visits.push(...visitRows(shopId, visitDay(settings.seed, shop, d, orders)));
+    const rate = shop.currency === 'EUR' ? 1 : timeline.eurRateAt(localMidnightInstant(shop.timeZone, d) + 12 * HOUR_MS);
+    ads.push(...adSpendDay(settings.seed, shop, d, orders, rate).map((a) => adSpendRow(shopId, a)));
+  }
+  await copyRows('web_visits', visits);
+  await copyRows('ad_spend_daily', ads);
+  const orders = await conn.query<{ code: string; created_at: Date }>('select code, created_at from orders where shop_id = $1', [shopId]);
+  const tracking = [];
+  for (const o of orders.rows) {
+    const t = orderTracking(settings.seed, shop, o.code, o.created_at.getTime());
+    if (t) tracking.push(trackingRow(shopId, t));
+  }
+  await copyRows('order_tracking', tracking);
 }
 
 /**
@@ -372,6 +407,9 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     });
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
     await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
+    const run = async (text: string, values: unknown[]) => (await conn.query(text, values)).rows;
+    await rebuildShopRollups(run, shopId);
+    await rebuildProductRollups(run, shopId);
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
     open = false;

@@ -1,5 +1,6 @@
 /** Claims (withdrawals and complaints) with their return shipment: created, each status change, and closing. */
 import type { Knex } from 'knex';
+import { refreshCreditNotesOfOrders } from '../../rollups/products.js';
 import { CLAIM_STATUSES } from '../../platforms/demo/catalogue.js';
 import type { PlatformClaim } from '../../platforms/types.js';
 import type { EventSink } from '../events.js';
@@ -48,5 +49,7 @@ export async function applyClaims(trx: Knex.Transaction, shop: SyncShop, claims:
     await trx('claims').where({ id: s.id }).update(changes);
     written++;
   }
+  // A refund's credit note takes back the claim's lines: recompute the days of those credit notes.
+  if (written) await refreshCreditNotesOfOrders(trx, shop.id, claims.map((c) => c.orderCode));
   return written;
 }

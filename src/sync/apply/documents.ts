@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { ensureDocumentPdfs } from '../../documents/store.js';
 import type { PlatformDocument } from '../../platforms/types.js';
 import type { EventSink } from '../events.js';
+import { refreshDocumentDays } from '../../rollups/products.js';
 import { bulkInsert } from '../bulk.js';
 import { documentRow, documentStateColumns } from '../rows.js';
 import type { SyncShop } from '../shops.js';
@@ -36,6 +37,9 @@ export async function applyDocuments(trx: Knex.Transaction, shop: SyncShop, docu
     }
   }
   const news: string[] = [];
+  // Sales per product of the new documents' business days, in this batch's transaction.
+  await refreshDocumentDays(trx, shop.id, inserted.map((r) => String(r.id)));
+  const fresh = new Set(inserted.map((r) => `${r.type}|${r.code}`));
   for (const d of documents) {
     const id = fresh.get(key(d.type, d.code));
     if (id === undefined) continue;
