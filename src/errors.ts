@@ -33,6 +33,7 @@ export const errorCatalogue = {
   REQUEST_TIMEOUT: { status: 408, description: 'The request was not received completely in time.' },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, description: 'The request line and headers exceed 16 KB, e.g. a very long URL.' },
   INTERNAL_ERROR: { status: 500, description: 'An unexpected failure; quote `meta.requestId` to support.' },
+  COUPON_NOT_FOUND: { status: 404, description: 'The coupon code is not in the service\'s records for this shop (never created there, or removed in the shop).' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -11,6 +11,7 @@ import {
   claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
   claimsStatistics, claimsTemplates,
 } from './areas/claims.js';
+import { couponsActivationLink, couponsActivationStatus, couponsCapabilities, couponsGet, couponsList } from './areas/coupons.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -41,6 +42,11 @@ export const capabilities: readonly Capability[] = [
   claimsRefundSettings,
   claimsRoutes,
   claimsTemplates,
+  couponsList,
+  couponsGet,
+  couponsCapabilities,
+  couponsActivationLink,
+  couponsActivationStatus,
 ];
 
 /** Capabilities by their MCP tool name. */

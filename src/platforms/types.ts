@@ -5,11 +5,11 @@
  */
 import type {
   GeneratedClaim, GeneratedDocument, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
-  GeneratedStockItem, GeneratedStockMovement,
+  GeneratedStockItem, GeneratedStockMovement, GeneratedCoupon,
 } from './demo/types.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'coupons'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -32,6 +32,8 @@ export type PlatformStockMovement = GeneratedStockMovement;
 export type PlatformStockItem = GeneratedStockItem;
 export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
 export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
+/** A coupon as the shop stores it (issue 10); fixed amounts in the shop currency. */
+export type PlatformCoupon = Omit<GeneratedCoupon, 'partnerIndex'> & { partnerIndex: number | null };
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -43,6 +45,8 @@ export interface AreaRecords {
   stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
+  /** Every coupon the shop has at `until` (a small set), then the list of their codes: a code missing from it was removed. */
+  coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
 }
 
 export interface ChangeRequest {

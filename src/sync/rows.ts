@@ -6,7 +6,7 @@
 import { formatMinor } from '../platforms/demo/money.js';
 import type {
   PlatformClaim, PlatformDocument, PlatformOrder, PlatformSearchConsoleProperty, PlatformSearchConsoleRun, PlatformShipment,
-  PlatformStockItem, PlatformStockMovement,
+  PlatformStockItem, PlatformStockMovement, PlatformCoupon,
 } from '../platforms/types.js';
 import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
 import { maskAccount } from '../claims/accounts.js';
@@ -128,5 +128,17 @@ export function searchConsolePropertyRow(shopId: string, p: PlatformSearchConsol
   return {
     shop_id: shopId, property: p.property, status: p.status, status_changed_at: p.statusChangedAt, last_sync_at: p.lastSyncAt,
     last_successful_sync_at: p.lastSuccessfulSyncAt, sync_version: p.syncVersion, final_data_through: p.finalDataThrough, fresh_data_through: p.freshDataThrough,
+  };
+}
+
+/** A coupon as the service mirrors it (issue 10, migration 009). */
+export function couponRow(shopId: string, c: PlatformCoupon): Row {
+  const d = c.discount;
+  return {
+    shop_id: shopId, code: c.code, name: c.name, discount_type: d.type, discount_percent: d.type === 'percent' ? d.percent.toFixed(2) : null,
+    discount_amount: d.type === 'fixed' ? formatMinor(d.amountMinor) : null, currency: c.currency,
+    min_order_with_vat: c.minOrderMinor === null ? null : formatMinor(c.minOrderMinor), valid_from: c.validFrom, valid_until: c.validUntil,
+    usage_limit: c.usageLimit, per_customer_limit: c.perCustomerLimit, category_guids: c.categoryGuids, product_codes: c.productCodes,
+    enabled: c.enabled, disabled_at: c.disabledAt, created_at: c.createdAt, updated_at: c.updatedAt, partner_index: c.partnerIndex,
   };
 }

@@ -14,6 +14,7 @@ import { applyOrders } from './apply/orders.js';
 import { applySearchConsole } from './apply/searchConsole.js';
 import { applyShipments } from './apply/shipments.js';
 import { applyStock } from './apply/stock.js';
+import { applyCoupons } from './apply/coupons.js';
 import { EventSink } from './events.js';
 import type { SyncShop } from './shops.js';
 
@@ -58,6 +59,7 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'claims': return applyClaims(trx, shop, records as Array<AreaRecords['claims']>, sink);
     case 'stock': return applyStock(trx, shop, records as Array<AreaRecords['stock']>, sink);
     case 'search_console': return applySearchConsole(trx, shop, records as Array<AreaRecords['search_console']>, sink);
+    case 'coupons': return applyCoupons(trx, shop, records as Array<AreaRecords['coupons']>);
   }
 }
 

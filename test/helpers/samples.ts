@@ -16,6 +16,8 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   return {
     endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
     claimCode: claim.code,
+    // Issue 10: the shop's welcome coupon (it always exists).
+    couponCode: (await db('coupons').where({ shop_id: shop.id }).orderBy('created_at').first('code')).code,
   };
 }
 
