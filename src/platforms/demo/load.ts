@@ -298,6 +298,9 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     );
     if (has.rows[0].has) {
       const counts = await countShopData(conn, shopId);
+      // Issue 10: a data directory loaded before the claims settings existed gets their defaults now (idempotent).
+      const seedOfShop = shopSeed(input.seed, found.rows[0].account_code, input.shopCode);
+      await ensureClaimsSettings((sql, values) => conn.query(sql, values), shopId, defaultClaimsSettings(shop, seedOfShop));
       await conn.query('commit');
       open = false;
       return counts;
