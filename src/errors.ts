@@ -40,6 +40,7 @@ export const errorCatalogue = {
   IDEMPOTENCY_CONFLICT: { status: 409, description: 'The `clientRequestId` was already used with a different request body; use a new id for a new request.' },
   CATALOG_CHANGED: { status: 409, description: 'The automation catalogue moved since the draft\'s `catalogVersion` (`details.currentCatalogVersion`); read automations_catalog and write the rule against it.' },
   INVALID_AUTOMATION: { status: 400, description: 'The automation rule does not validate against the catalogue; `details.problems` lists every problem with its node and reason.' },
+  COUPON_NOT_FOUND: { status: 404, description: 'The coupon code is not in the service\'s records for this shop (never created there, or removed in the shop).' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -31,6 +31,7 @@ import {
   claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
   claimsStatistics, claimsTemplates,
 } from './areas/claims.js';
+import { couponsActivationLink, couponsActivationStatus, couponsCapabilities, couponsGet, couponsList } from './areas/coupons.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -113,6 +114,11 @@ export const capabilities: readonly Capability[] = [
   analyticsOrderHeatmapCapability,
   analyticsRevenueSourcesCapability,
   analyticsAdvertisingCapability,
+  couponsList,
+  couponsGet,
+  couponsCapabilities,
+  couponsActivationLink,
+  couponsActivationStatus,
 ];
 
 /** Capabilities by their MCP tool name. */

@@ -6,6 +6,8 @@
 import type {
   GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
   GeneratedStockItem, GeneratedStockMovement,
+  GeneratedClaim, GeneratedDocument, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
+  GeneratedStockItem, GeneratedStockMovement, GeneratedCoupon,
 } from './demo/types.js';
 import type { GeneratedCompanyCost } from './demo/companyCosts.js';
 import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from './demo/analytics.js';
@@ -19,6 +21,7 @@ import type {
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'catalogue'] as const;
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'coupons'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -62,6 +65,8 @@ export type PlatformWebAnalytics =
   | { kind: 'visits'; day: GeneratedVisitDay }
   | { kind: 'tracking'; tracking: GeneratedOrderTracking }
   | { kind: 'ads'; day: string; rows: GeneratedAdSpend[] };
+/** A coupon as the shop stores it (issue 10); fixed amounts in the shop currency. */
+export type PlatformCoupon = Omit<GeneratedCoupon, 'partnerIndex'> & { partnerIndex: number | null };
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -77,6 +82,8 @@ export interface AreaRecords {
   /** Capabilities and the dictionary first (every read), then texts and articles that changed. */
   catalogue: CatalogueRecord;
   web_analytics: PlatformWebAnalytics;
+  /** Every coupon the shop has at `until` (a small set), then the list of their codes: a code missing from it was removed. */
+  coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
 }
 
 export interface ChangeRequest {

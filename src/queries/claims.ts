@@ -170,7 +170,8 @@ export async function refundReadiness(db: Db, shopId: string, code: string) {
   const blockers: string[] = [];
   if (!request || request.type !== 'refund') blockers.push('The customer does not ask for a refund.');
   if (request?.refundTo === 'bank_account' && !request.account) blockers.push('The customer has not given an account number.');
-  if (claim.status.id === 1 || claim.status.id === 2) blockers.push('The goods have not been received yet.');
+  // The goods are back when the return parcel is delivered (status ids differ between platforms; the parcel does not).
+  if (claim.returnShipment?.status !== 'DELIVERED') blockers.push('The goods have not been received yet.');
   if (claim.resolution === 'rejected') blockers.push('The claim was rejected.');
   if (claim.refunds.length > 0) blockers.push('The refund has already been decided.');
   const linked = claim.links.creditNote !== null || claim.links.stockMovements.length > 0 || claim.refunds.length > 0;

@@ -8,6 +8,7 @@ import type {
   PlatformClaim, PlatformDocument, PlatformOrder, PlatformSearchConsoleProperty, PlatformSearchConsoleRun, PlatformShipment,
   PlatformStockItem, PlatformStockMovement, PlatformArticle, PlatformAvailability, PlatformCategoryTexts, PlatformContentCapabilities,
   PlatformProductTexts,
+  PlatformStockItem, PlatformStockMovement, PlatformCoupon,
 } from '../platforms/types.js';
 import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
 import { maskAccount } from '../claims/accounts.js';
@@ -186,5 +187,14 @@ export function articleRow(shopId: string, a: PlatformArticle): Row {
   return {
     shop_id: shopId, article_id: a.id, kind: a.kind, title: a.title, text: a.text, url: a.url, preview_image_url: a.previewImageUrl,
     published_at: a.publishedAt, updated_at: a.updatedAt,
+/** A coupon as the service mirrors it (issue 10, migration 009). */
+export function couponRow(shopId: string, c: PlatformCoupon): Row {
+  const d = c.discount;
+  return {
+    shop_id: shopId, code: c.code, name: c.name, discount_type: d.type, discount_percent: d.type === 'percent' ? d.percent.toFixed(2) : null,
+    discount_amount: d.type === 'fixed' ? formatMinor(d.amountMinor) : null, currency: c.currency,
+    min_order_with_vat: c.minOrderMinor === null ? null : formatMinor(c.minOrderMinor), valid_from: c.validFrom, valid_until: c.validUntil,
+    usage_limit: c.usageLimit, per_customer_limit: c.perCustomerLimit, category_guids: c.categoryGuids, product_codes: c.productCodes,
+    enabled: c.enabled, disabled_at: c.disabledAt, created_at: c.createdAt, updated_at: c.updatedAt, partner_index: c.partnerIndex,
   };
 }

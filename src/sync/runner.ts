@@ -17,6 +17,7 @@ import { applyOrders } from './apply/orders.js';
 import { applySearchConsole } from './apply/searchConsole.js';
 import { applyShipments } from './apply/shipments.js';
 import { applyStock } from './apply/stock.js';
+import { applyCoupons } from './apply/coupons.js';
 import { EventSink } from './events.js';
 import { affiliateAfterOrders } from '../affiliate/sync.js';
 import type { SyncShop } from './shops.js';
@@ -65,6 +66,7 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'company_costs': return applyCompanyCosts(trx, shop, records as Array<AreaRecords['company_costs']>);
     case 'catalogue': return applyCatalogue(trx, shop, records as Array<AreaRecords['catalogue']>);
     case 'web_analytics': return applyWebAnalytics(trx, shop, records as Array<AreaRecords['web_analytics']>);
+    case 'coupons': return applyCoupons(trx, shop, records as Array<AreaRecords['coupons']>);
   }
 }
 

@@ -32,6 +32,8 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     ...await ownedDataSamples(db, shop.id),
     // Automations (issue 14)
     workflowId,
+    // Issue 10: the shop's welcome coupon (it always exists).
+    couponCode: (await db('coupons').where({ shop_id: shop.id }).orderBy('created_at').first('code')).code,
   };
     codes: `${product.code},NO-SUCH-ITEM`, guid: category.guid };
 }

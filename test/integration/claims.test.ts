@@ -349,24 +349,49 @@ test('When settings are read with claims:read only, then processes and tags come
 
 // ---- Refund readiness ----
 
-test('When refund readiness is read, then it carries the request, masked account, the variable symbol of the configured source and deletability', async (t) => {
+test('When refund readiness is read, then it carries the request, masked account, the variable symbol of the configured source, blockers and deletability', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
-  const options = (await get(t, '/claims/refund-options?market=sk')).body.data;
-  const waiting = await db('claims as c').join('orders as o', function j() { this.on('o.shop_id', 'c.shop_id').andOn('o.code', 'c.order_code'); })
-    .where({ 'c.shop_id': shop.id, 'c.status_id': 3, 'c.refund_to': 'bank_account' }).first('c.code', 'o.variable_symbol', 'c.refund_account_masked');
-  const refunded = await db('claims').where({ shop_id: shop.id, type: 'withdrawal', resolution: 'refund' }).first('code');
-  if (waiting) {
-    const res = await get(t, `/claims/${waiting.code}/refund-readiness?market=sk`);
-    t.is(res.status, 200, JSON.stringify(res.body));
-    t.is(res.body.data.account, waiting.refund_account_masked);
-    t.is(res.body.data.variableSymbol, options.variableSymbolSource === 'order' ? waiting.variable_symbol : waiting.code.replace(/\D/g, '').slice(-10));
-    t.true(res.body.data.ready, JSON.stringify(res.body.data.blockers));
-  }
-  const done = await get(t, `/claims/${refunded.code}/refund-readiness?market=sk`);
-  t.false(done.body.data.ready);
-  t.false(done.body.data.deletable);
-  t.true(done.body.data.blockers.length > 0);
+  // Shop `hu` is used by no other test here: one refunded claim is put back to "goods received", as before its refund.
+  const shop = await shopOf(t, 'demo', 'hu');
+  const options = (await get(t, '/claims/refund-options?market=hu')).body.data;
+  const settings = (await get(t, '/claims/refund-settings?market=hu')).body.data;
+  const claim = await db('claims as c').join('orders as o', function j() { this.on('o.shop_id', 'c.shop_id').andOn('o.code', 'c.order_code'); })
+    .where({ 'c.shop_id': shop.id, 'c.refund_to': 'bank_account', 'c.resolution': 'refund', 'c.type': 'complaint' })
+    .first('c.code', 'o.variable_symbol', 'c.refund_account_masked');
+  t.truthy(claim, 'hu has a refunded complaint paid to an account');
+  const refunded = await get(t, `/claims/${claim.code}/refund-readiness?market=hu`);
+  t.is(refunded.status, 200, JSON.stringify(refunded.body));
+  t.false(refunded.body.data.ready);
+  t.deepEqual(refunded.body.data.blockers, ['The refund has already been decided.']);
+
+  await db('claims').where({ shop_id: shop.id, code: claim.code }).update({ status_id: 3, status_name: 'Goods received', closed_at: null, resolution: null, refund_with_vat: null });
+  const res = await get(t, `/claims/${claim.code}/refund-readiness?market=hu`);
+  t.deepEqual({ ...res.body.data, deletable: undefined, deletableReason: undefined }, {
+    code: claim.code,
+    status: { id: 3, name: 'Goods received' },
+    customerRequest: { type: 'refund', refundTo: 'bank_account', account: claim.refund_account_masked },
+    account: claim.refund_account_masked,
+    variableSymbol: options.variableSymbolSource === 'order' ? claim.variable_symbol : claim.code.replace(/\D/g, '').slice(-10),
+    variableSymbolSource: options.variableSymbolSource,
+    refundMode: settings.refundMode,
+    amountWithVat: null,
+    ready: true,
+    blockers: [],
+    deletable: undefined,
+    deletableReason: undefined,
+  });
+  // Its credit note is still linked (the demo issued it), so it cannot be deleted.
+  t.false(res.body.data.deletable);
+
+  await db('claims').where({ shop_id: shop.id, code: claim.code }).update({ request_type: 'exchange', refund_to: null, refund_account_masked: null });
+  const exchange = (await get(t, `/claims/${claim.code}/refund-readiness?market=hu`)).body.data;
+  t.false(exchange.ready);
+  t.deepEqual(exchange.blockers, ['The customer does not ask for a refund.']);
+  t.is(exchange.account, null);
+
+  // A claim with nothing linked yet can be deleted.
+  const fresh = await db('claims').where({ shop_id: shop.id }).whereNull('closed_at').whereNull('return_delivered_at').first('code');
+  if (fresh) t.true((await get(t, `/claims/${fresh.code}/refund-readiness?market=hu`)).body.data.deletable);
 });
 
 test('When the key lacks claims:read, then every claims call is 403 INSUFFICIENT_SCOPE', async (t) => {

@@ -177,10 +177,11 @@ test.serial('When a shop without loaded history is synced for the first time, th
     ['orders', ['code', 'created_at', 'updated_at', 'status_id', 'status_changed_at', 'paid', 'paid_at', 'total_with_vat', 'eur_rate', 'customer_email_hash'], 'code'],
     ['shipments', ['order_code', 'carrier_code', 'tracking_number', 'status', 'outcome', 'created_at', 'updated_at', 'handed_over_at', 'delivered_at'], 'tracking_number'],
     ['documents', ['type', 'code', 'issued_at', 'tax_date', 'total_with_vat'], 'code'],
-    ['claims', ['code', 'status_id', 'status_changed_at', 'closed_at', 'return_tracking_number', 'refund_with_vat'], 'code'],
+    ['claims', ['code', 'status_id', 'status_changed_at', 'closed_at', 'return_tracking_number', 'refund_with_vat', 'status_history', 'tags', 'refund_account_masked', 'rating', 'emails'], 'code'],
     ['stock_items', ['code', 'source', 'quantity', 'physical', 'reserved', 'available', 'updated_at'], 'code'],
     ['stock_movements', ['movement_id', 'kind', 'quantity', 'occurred_at'], 'movement_id'],
     ['search_console_sync_runs', ['run_key', 'status', 'ran_at', 'sync_version'], 'run_key'],
+    ['coupons', ['code', 'discount_type', 'discount_percent', 'discount_amount', 'valid_from', 'valid_until', 'usage_limit', 'category_guids', 'enabled', 'disabled_at', 'created_at', 'updated_at'], 'code'],
   ];
   for (const [table, columns, order] of tables) {
     const loaded = await db(table).where({ shop_id: source.id }).orderBy(order).select(columns);

@@ -7,7 +7,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import type {
-  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformShop, ShopPlatformAdapter, SyncArea,
+  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformCoupon, PlatformShop, ShopPlatformAdapter, SyncArea,
 } from '../types.js';
 import { SYNC_AREAS } from '../types.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
@@ -20,6 +20,7 @@ import { adSpendDay, orderTracking, reportedDays, visitDay } from './analytics.j
 import { HOUR_MS, localMidnightInstant } from './time.js';
 import { shipmentAt } from './shipments.js';
 import { StockModel } from './stock.js';
+import { bookCouponsAt } from './couponMirror.js';
 import { anyIn, claimAt, claimChangeTimes, orderAt, ORDER_HORIZON_MS, stockChangeTimes, type OrderPlan } from './timeline.js';
 
 /** Connection settings of a demo shop (stored in shop_platform_settings when its history is loaded). */
@@ -165,6 +166,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     else if (area === 'company_costs') source = this.companyCostChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'catalogue') source = this.catalogueChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'web_analytics') source = this.webAnalyticsChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'coupons') source = this.couponChanges(shop, model, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
   }
@@ -408,6 +410,41 @@ export class DemoPlatform implements ShopPlatformAdapter {
       }
     }
     if (records.length) yield { records, position: `t:${n}` };
+  /**
+   * Coupons (issue 10): the whole set at `until` — the coupon book as it stands then, with the coupons the service
+   * wrote on top and those it removed left out — in batches, then the list of codes (how the sync sees removals).
+   */
+  private async *couponChanges(shop: PlatformShop, model: ShopModel, untilMs: number, resume: Position | null, limit: number) {
+    const coupons = await this.couponsAt(shop, model, untilMs);
+    const skip = resume?.phase === 'c' ? resume.n : resume ? coupons.length : 0;
+    for (let i = skip; i < coupons.length; i += limit) {
+      const slice = coupons.slice(i, i + limit);
+      yield { records: slice.map((coupon) => ({ kind: 'coupon' as const, coupon })), position: `c:${i + slice.length}` };
+    }
+    yield { records: [{ kind: 'present' as const, codes: coupons.map((c) => c.code) }], position: 'z:1' };
+  }
+
+  /** The shop's coupons at an instant: the book's, the service's writes on top (they apply at once, whatever the demo clock), minus removed codes. */
+  async couponsAt(shop: PlatformShop, model: ShopModel, untilMs: number): Promise<PlatformCoupon[]> {
+    const byCode = new Map<string, PlatformCoupon>();
+    for (const c of bookCouponsAt(model.timeline.coupons, untilMs)) byCode.set(c.code, c);
+    const writes: Array<{ kind: string; key: string; value: CouponInput & { validUntil: string | null }; updated_at: Date }> = await this.options.db('demo_shop_writes')
+      .where({ shop_id: shop.id }).whereIn('kind', ['coupon', 'coupon_removed']).orderBy('updated_at').select('kind', 'key', 'value', 'updated_at');
+    for (const w of writes) {
+      if (w.kind === 'coupon_removed') {
+        byCode.delete(w.key);
+        continue;
+      }
+      const existing = byCode.get(w.key);
+      byCode.set(w.key, {
+        code: w.key, name: existing?.name ?? w.key, discount: { type: 'percent', percent: w.value.discountPercent }, currency: model.definition.currency,
+        minOrderMinor: existing?.minOrderMinor ?? null, validFrom: existing?.validFrom ?? null, validUntil: w.value.validUntil ? new Date(w.value.validUntil) : null,
+        usageLimit: existing?.usageLimit ?? null, perCustomerLimit: existing?.perCustomerLimit ?? null, categoryGuids: existing?.categoryGuids ?? [],
+        productCodes: existing?.productCodes ?? [], enabled: true, createdAt: existing?.createdAt ?? w.updated_at, updatedAt: w.updated_at, disabledAt: null,
+        partnerIndex: existing?.partnerIndex ?? null,
+      });
+    }
+    return [...byCode.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   }
 
   private async store(shop: PlatformShop, kind: string, key: string, value: unknown): Promise<void> {
@@ -439,10 +476,15 @@ export class DemoPlatform implements ShopPlatformAdapter {
 
   async saveCoupon(shop: PlatformShop, coupon: CouponInput): Promise<CouponInput> {
     await this.store(shop, 'coupon', coupon.code, { ...coupon, validUntil: coupon.validUntil?.toISOString() ?? null });
+    await this.options.db('demo_shop_writes').where({ shop_id: shop.id, kind: 'coupon_removed', key: coupon.code }).delete();
     return coupon;
   }
 
   async removeCoupon(shop: PlatformShop, code: string): Promise<boolean> {
-    return (await this.options.db('demo_shop_writes').where({ shop_id: shop.id, kind: 'coupon', key: code }).delete()) > 0;
+    const written = (await this.options.db('demo_shop_writes').where({ shop_id: shop.id, kind: 'coupon', key: code }).delete()) > 0;
+    // A coupon of the generated book cannot be deleted from it: the removal is recorded and hides it from then on.
+    const inBook = this.model(shop).timeline.coupons.couponsAt(this.now(shop).getTime()).some((c) => c.code === code);
+    if (inBook) await this.store(shop, 'coupon_removed', code, { removedAt: new Date().toISOString() });
+    return written || inBook;
   }
 }

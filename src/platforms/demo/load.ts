@@ -4,8 +4,9 @@ import type { Db } from '../../db/knex.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
 import { SYNC_AREAS } from '../types.js';
 import { defaultClaimsSettings, ensureClaimsSettings } from '../../claims/settings.js';
+import { bookCouponsAt } from './couponMirror.js';
 import {
-  claimRow, documentRow, movementRow, orderItemRows, orderRow, rowValues, searchConsolePropertyRow, searchConsoleRunRow, shipmentRow,
+  couponRow, claimRow, documentRow, movementRow, orderItemRows, orderRow, rowValues, searchConsolePropertyRow, searchConsoleRunRow, shipmentRow,
   stockItemRow, trackingEventRows,
 } from '../../sync/rows.js';
 import type { DemoShopSettings } from './adapter.js';
@@ -290,6 +291,14 @@ async function writeHistoryEnd(
   await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
   // Issue 10: the claims module's settings (the service's own data) start from the demo defaults.
   await ensureClaimsSettings((sql, values) => conn.query(sql, values), shopId, defaultClaimsSettings(shop, settings.seed));
+  // Issue 10: the shop's coupons as they stand at the history's end (the coupons area's checkpoint starts there).
+  const couponRows = bookCouponsAt(timeline.coupons, endMs).map((c) => couponRow(shopId, c));
+  if (couponRows.length) {
+    const couponColumns = Object.keys(couponRows[0]);
+    const coupons = new CopyBuffer('coupons', couponColumns);
+    for (const row of couponRows) coupons.add(rowValues(row, couponColumns));
+    await coupons.copyInto(conn);
+  }
   for (const area of SYNC_AREAS) {
     await conn.query('insert into sync_checkpoints (shop_id, area, through, events_from) values ($1, $2, $3, $3)', [shopId, area, new Date(endMs)]);
   }
@@ -350,6 +359,9 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     );
     if (has.rows[0].has) {
       const counts = await countShopData(conn, shopId);
+      // Issue 10: a data directory loaded before the claims settings existed gets their defaults now (idempotent).
+      const seedOfShop = shopSeed(input.seed, found.rows[0].account_code, input.shopCode);
+      await ensureClaimsSettings((sql, values) => conn.query(sql, values), shopId, defaultClaimsSettings(shop, seedOfShop));
       await conn.query('commit');
       open = false;
       return counts;
