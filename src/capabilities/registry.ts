@@ -12,6 +12,13 @@ import {
   affiliateSummaryCapability,
 } from './areas/affiliate.js';
 import { suppliersGet, suppliersList } from './areas/suppliers.js';
+import {
+  chatbotConversation, chatbotConversations, chatbotOutcomesCapability, chatbotStatsCapability, chatbotTopicsCapability,
+} from './areas/chatbot.js';
+import {
+  affiliateArticlesGet, affiliateArticlesList, affiliateDocumentContent, affiliateDocumentsList, affiliateEmailTemplates, affiliateSignature,
+  affiliateSignatures, affiliateVariables,
+} from './areas/affiliateContent.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 
 export const capabilities: readonly Capability[] = [
@@ -49,6 +56,19 @@ export const capabilities: readonly Capability[] = [
   affiliateLinksGenerate,
   suppliersList,
   suppliersGet,
+  chatbotConversations,
+  chatbotConversation,
+  chatbotOutcomesCapability,
+  chatbotStatsCapability,
+  chatbotTopicsCapability,
+  affiliateArticlesList,
+  affiliateArticlesGet,
+  affiliateEmailTemplates,
+  affiliateDocumentsList,
+  affiliateDocumentContent,
+  affiliateSignatures,
+  affiliateSignature,
+  affiliateVariables,
 ];
 
 /** Capabilities by their MCP tool name. */

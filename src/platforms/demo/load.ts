@@ -20,6 +20,7 @@ import { settleShopAffiliate } from '../../affiliate/attribution.js';
 import { seedDemoAffiliateShop } from '../../affiliate/demoProgramme.js';
 import { pgRunner } from '../../affiliate/sql.js';
 import { seedDemoSuppliers } from '../../suppliers/demoSuppliers.js';
+import { seedDemoChatbot } from '../../chatbot/demoChatbot.js';
 
 export { DEMO_SIZES, DEMO_ACCOUNTS, BENCH_ACCOUNT, demoAccountSpec, type DemoAccountSpec } from './plan.js';
 
@@ -343,6 +344,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     });
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
     await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
+    await seedDemoChatbot(affiliate, { shopId, shop, shopSeed: seed, historyEndMs: endMs });
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
     open = false;
