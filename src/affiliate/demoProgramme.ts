@@ -10,6 +10,7 @@ import { PARTNER_HANDLES } from '../platforms/demo/coupons.js';
 import { createRandom } from '../platforms/demo/random.js';
 import type { GeneratedCoupon } from '../platforms/demo/types.js';
 import type { SqlRunner } from './sql.js';
+import { ensureDemoContent, seedDemoSignatures } from './demoContent.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -17,6 +18,8 @@ const HOUR_MS = 3_600_000;
 const PARTNER_EVERY_DAYS = 35;
 /** Share of orders without a partner code whose shopper came through a partner's tracked link. */
 const CLICK_ORDER_SHARE = 0.03;
+/** The shop whose portal the demo partners registered on and signed the agreement in. */
+const SIGNING_SHOP = 'sk';
 
 export const DEMO_PROGRAMME = {
   defaultCommissionPercent: 8,
@@ -250,6 +253,10 @@ export async function simulateDemoVisits(
 /** Seeds a freshly loaded demo shop's part of the programme (and the account's, once) and simulates its history's visits. */
 export async function seedDemoAffiliateShop(run: SqlRunner, input: DemoAffiliateInput): Promise<void> {
   const partners = await ensureAccountProgramme(run, input);
+  const content = { accountId: input.accountId, accountCode: input.accountCode, seed: input.seed, windowStartMs: input.windowStartMs, historyEndMs: input.historyEndMs };
+  await ensureDemoContent(run, content);
+  // Partners register (and sign the agreement) on the home shop's portal.
+  if (input.shop.code === SIGNING_SHOP) await seedDemoSignatures(run, { ...content, shopId: input.shopId, shopName: input.shop.name, shopUrl: input.shop.baseUrl });
   await seedPortal(run, input);
   const campaigns = await seedCampaigns(run, input, partners);
   await seedCodes(run, input, partners);

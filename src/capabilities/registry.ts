@@ -26,6 +26,12 @@ import {
   automationsCatalog, automationsCreateDraft, automationsGet, automationsList, automationsOptions, automationsRuns, automationsTemplates,
   automationsUpdateDraft, automationsValidateDraft,
 } from './areas/automations.js';
+  chatbotConversation, chatbotConversations, chatbotOutcomesCapability, chatbotStatsCapability, chatbotTopicsCapability,
+} from './areas/chatbot.js';
+import {
+  affiliateArticlesGet, affiliateArticlesList, affiliateDocumentContent, affiliateDocumentsList, affiliateEmailTemplates, affiliateSignature,
+  affiliateSignatures, affiliateVariables,
+} from './areas/affiliateContent.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
 import {
   claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
@@ -119,6 +125,19 @@ export const capabilities: readonly Capability[] = [
   couponsCapabilities,
   couponsActivationLink,
   couponsActivationStatus,
+  chatbotConversations,
+  chatbotConversation,
+  chatbotOutcomesCapability,
+  chatbotStatsCapability,
+  chatbotTopicsCapability,
+  affiliateArticlesList,
+  affiliateArticlesGet,
+  affiliateEmailTemplates,
+  affiliateDocumentsList,
+  affiliateDocumentContent,
+  affiliateSignatures,
+  affiliateSignature,
+  affiliateVariables,
 ];
 
 /** Capabilities by their MCP tool name. */

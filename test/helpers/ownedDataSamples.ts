@@ -7,7 +7,11 @@ export async function ownedDataSamples(db: Db, shopId: string): Promise<Record<s
   const campaign = await db('affiliate_campaigns').where({ shop_id: shopId, is_default: true }).first('id');
   const conversion = await db('affiliate_conversions').where({ shop_id: shopId }).orderBy('id').first('id');
   const supplier = await db('suppliers as s').join('shops as sh', 'sh.account_id', 's.account_id').where('sh.id', shopId).orderBy('s.code').first('s.id');
+  const conversation = await db('chatbot_conversations').where({ shop_id: shopId }).orderBy('last_activity_at', 'desc').first('session_id');
+  const signature = await db('affiliate_signatures as g').join('shops as sh', 'sh.id', 'g.shop_id').where('sh.id', shopId).orderBy('g.id').first('g.id');
   return {
+    articleKey: 'getting-started', documentKey: 'partner-agreement', signatureId: String(signature.id),
+    sessionId: conversation.session_id,
     partnerId: String(partner.id), campaignId: String(campaign.id), conversionId: String(conversion.id), target: 'home', supplierId: String(supplier.id),
   };
 }

@@ -10,6 +10,9 @@ import { TEST_NOW } from '../helpers/constants.js';
 import { knexRunner } from '../../src/affiliate/sql.js';
 import { settleShopAffiliate } from '../../src/affiliate/attribution.js';
 import { ORDER_STATUSES } from '../../src/platforms/demo/catalogue.js';
+import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
+import { syncArea } from '../../src/sync/runner.js';
+import { findSyncShop } from '../../src/sync/shops.js';
 
 const test = appTest({ scopes: ['affiliate:read'] });
 type Context = AppContext;
@@ -294,4 +297,29 @@ test('When another tenant or a key of another shop asks, then partners and campa
   t.deepEqual(portals.body.data.portals.map((p: any) => p.market), ['cz']);
   const noScope = await issueKey(db, { scopes: ['orders:read'] });
   t.is((await get(t, '/affiliate/summary?market=sk', noScope)).status, 403);
+});
+
+test.serial('When new orders sync, then each one with a partner\'s code becomes that partner\'s conversion in the same batch, and older commissions move on with the clock', async (t) => {
+  const db = t.context.database.db;
+  const shop = (await findSyncShop(db, 'demo', 'pl'))!;
+  const before = await db('affiliate_conversions').where({ shop_id: shop.id }).select('id', 'order_code', 'commission_state', 'state_reason', 'ordered_at');
+  const until = new Date(TEST_NOW.getTime() + 20 * DAY_MS);
+  await syncArea(db, new DemoPlatform({ db }), shop, 'orders', until, { batchSize: 40 });
+  const fresh = await db('orders').where({ shop_id: shop.id }).where('created_at', '>', TEST_NOW).select('code', 'coupon_code', 'created_at');
+  const codes = new Map((await db('affiliate_discount_codes').where({ shop_id: shop.id }).select('code', 'partner_id')).map((r) => [r.code, String(r.partner_id)]));
+  const withCode = fresh.filter((o) => o.coupon_code && codes.has(o.coupon_code));
+  t.true(fresh.length > 50, `orders kept arriving (${fresh.length})`);
+  t.true(withCode.length > 0, 'some new orders carry a partner code');
+  const conversions = await walk(t, '/affiliate/conversions?market=pl&source=coupon&from=2026-11-20&to=2026-12-31');
+  for (const o of withCode) {
+    const c = conversions.find((x) => x.orderCode === o.code);
+    t.truthy(c, `${o.code} with ${o.coupon_code} is a conversion`);
+    t.is(c?.partnerId, codes.get(o.coupon_code));
+    t.is(c?.couponCode, o.coupon_code);
+  }
+  // A conversion still in its return period at the load is approved once the period is over at the sync's end.
+  const waited = before.find((c) => c.state_reason === 'return_period' && c.ordered_at.getTime() + 14 * DAY_MS < until.getTime() && c.ordered_at.getTime() + 14 * DAY_MS > TEST_NOW.getTime());
+  t.truthy(waited, 'a conversion whose return period ends within the synced window');
+  const now = await get(t, `/affiliate/conversions/${waited!.id}?market=pl`);
+  t.not(now.body.data.stateReason, 'return_period');
 });

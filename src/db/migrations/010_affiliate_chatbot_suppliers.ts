@@ -274,6 +274,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('signed_text').notNullable();
     t.jsonb('values_snapshot').notNullable();
     t.index(['account_id', 'signed_at', 'id'], 'affiliate_signatures_keyset');
+    t.unique(['partner_id', 'version_id']);
   });
   // A signature is evidence: once written it never changes (a new version of the document needs a new signature).
   await knex.raw(`

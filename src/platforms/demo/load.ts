@@ -32,6 +32,7 @@ import { settleShopAffiliate } from '../../affiliate/attribution.js';
 import { seedDemoAffiliateShop } from '../../affiliate/demoProgramme.js';
 import { pgRunner } from '../../affiliate/sql.js';
 import { seedDemoSuppliers } from '../../suppliers/demoSuppliers.js';
+import { seedDemoChatbot } from '../../chatbot/demoChatbot.js';
 
 export { DEMO_SIZES, DEMO_ACCOUNTS, BENCH_ACCOUNT, demoAccountSpec, type DemoAccountSpec } from './plan.js';
 
@@ -422,6 +423,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     const run = async (text: string, values: unknown[]) => (await conn.query(text, values)).rows;
     await rebuildShopRollups(run, shopId);
     await rebuildProductRollups(run, shopId);
+    await seedDemoChatbot(affiliate, { shopId, shop, shopSeed: seed, historyEndMs: endMs });
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
     open = false;
