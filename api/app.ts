@@ -5,7 +5,9 @@ import { errorHandler } from './http/errors.js';
 import { requestContext } from './http/requestContext.js';
 import { createMcpRouter, createProtectedResourceMetadataRouter, MCP_PATH, type McpOptions } from './mcp/router.js';
 import { createRestRouter } from './rest/router.js';
-import { APP_PATH, createApplicationRouter, type ApplicationOptions } from './app/index.js';
+import { APP_PATH, createApplicationRouter, ownOrigin, type ApplicationOptions } from './app/index.js';
+import { createOAuthRouter } from './oauth/router.js';
+import { createOAuthServers } from './oauth/provider.js';
 import { loadConfig } from '../src/config/index.js';
 import { loadSecrets } from '../src/secrets.js';
 import { systemResolver } from '../src/webhooks/addresses.js';
@@ -38,7 +40,10 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/v1', createRestRouter(deps));
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));
-  app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, application: deps.application ?? applicationOptionsFromConfig() }));
+  const application = deps.application ?? applicationOptionsFromConfig();
+  const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, fetch: application.oauthFetch });
+  app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req)));
+  app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, application, oauth }));
   app.use(errorHandler);
   return app;
 }

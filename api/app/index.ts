@@ -22,6 +22,8 @@ import { homeRoutes } from './pages/home.js';
 import { accountRoutes } from './pages/account.js';
 import { keysRoutes } from './pages/keys.js';
 import { webhooksRoutes } from './pages/webhooks.js';
+import { consentRoutes } from './pages/consent.js';
+import type { OAuthServers } from '../oauth/provider.js';
 
 export const APP_PATH = '/app';
 
@@ -35,12 +37,16 @@ export interface ApplicationOptions {
   publicBaseUrl?: string;
   /** Sign-in attempts per client address per 15 minutes (besides the per-person lockout). */
   signInAttemptsPerWindow?: number;
+  /** Tests only: how Client ID Metadata Documents are fetched (stands in for a client's web host). */
+  oauthFetch?: typeof fetch;
 }
 
 export interface ApplicationDeps {
   db: Db;
   now: () => Date;
   application: ApplicationOptions;
+  /** The authorization server whose sign-in and consent these pages are (D28). */
+  oauth: OAuthServers;
 }
 
 export function ownOrigin(options: ApplicationOptions, req: Request): string {
@@ -78,6 +84,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(accountRoutes(deps));
   router.use(keysRoutes(deps));
   router.use(webhooksRoutes(deps));
+  router.use(consentRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -17,6 +17,7 @@ function navigation(state: AppState | undefined) {
     { href: '/app', label: 'Overview' },
     ...(hasPermission(person, 'keys:manage') ? [{ href: '/app/keys', label: 'Access keys' }] : []),
     ...(mayReadWebhooks(person) ? [{ href: '/app/webhooks', label: 'Webhook endpoints' }] : []),
+    { href: '/app/connections', label: 'Connections' },
     { href: '/app/account', label: 'Your account' },
   ];
 }
