@@ -56,11 +56,20 @@ function baseUrl(req: Request, options: McpOptions): string {
   return (options.publicBaseUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/$/, '');
 }
 
-/** RFC 9728 document for the MCP endpoint. The authorization server arrives with the OAuth issue; until then access keys are the credential. */
-export function protectedResourceMetadata(base: string) {
+/**
+ * Whether this base URL has an authorization server (D28): the public base URL, or a loopback origin when none is
+ * configured (each loopback origin is its own issuer). Other hosts without PUBLIC_BASE_URL accept access keys only.
+ */
+export function hasAuthorizationServer(base: string, options: Pick<McpOptions, 'publicBaseUrl'>): boolean {
+  if (options.publicBaseUrl) return true;
+  return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(base).hostname);
+}
+
+/** RFC 9728 document for the MCP endpoint: the service itself is the authorization server (its issuer is the base URL). */
+export function protectedResourceMetadata(base: string, withAuthorizationServer = true) {
   return {
     resource: `${base}${MCP_PATH}`,
-    authorization_servers: [] as string[],
+    authorization_servers: withAuthorizationServer ? [base] : [] as string[],
     scopes_supported: [...allScopes],
     bearer_methods_supported: ['header'],
     resource_name: 'Store-operations data service (MCP)',
@@ -81,7 +90,8 @@ export function createProtectedResourceMetadataRouter(deps: McpDeps): Router {
   const router = express.Router();
   const serve = (req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');
-    res.json(protectedResourceMetadata(baseUrl(req, options)));
+    const base = baseUrl(req, options);
+    res.json(protectedResourceMetadata(base, hasAuthorizationServer(base, options)));
   };
   // Public and credential-free, so any origin may read it: browser-based clients discover authorization here.
   const anyOrigin = cors({ methods: ['GET'], maxAge: 3600 });
@@ -173,7 +183,7 @@ export function createMcpRouter(deps: McpDeps): Router {
     const base = baseUrl(req, options);
     let caller;
     try {
-      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base));
+      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base), `${base}${MCP_PATH}`);
     } catch (error) {
       const appError = toAppError(error);
       if (appError.status !== 401) throw error;

@@ -35,6 +35,8 @@ export interface NewKey {
   createdBy: string;
   /** D13; default `proposals`. */
   writeMode?: WriteMode;
+  /** The person who issued it in the application (D27); absent for the operator command line. */
+  personId?: string;
 }
 
 /** Creates a key and returns its id and the key itself, which is never retrievable again. */
@@ -54,6 +56,7 @@ export async function createAccessKey(db: Db, input: NewKey): Promise<{ id: stri
     created_by: input.createdBy,
     expires_at: input.expiresAt,
     write_mode: input.writeMode ?? 'proposals',
+    person_id: input.personId ?? null,
   });
   return { id, key };
 }
@@ -74,8 +77,10 @@ export interface KeySummary {
 }
 
 /** Keys of an account, newest first, never with their hash. */
-export async function listAccessKeys(db: Db, accountId: string): Promise<KeySummary[]> {
-  const rows = await AccessKey.query(db).where({ account_id: accountId }).orderBy('created_at', 'desc');
+export async function listAccessKeys(db: Db, accountId: string, opts: { personId?: string } = {}): Promise<KeySummary[]> {
+  const query = AccessKey.query(db).where({ account_id: accountId }).orderBy('created_at', 'desc');
+  if (opts.personId) query.where({ person_id: opts.personId });
+  const rows = await query;
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return rows.map((r) => ({
     id: r.id, name: r.name, hint: r.key_hint, interfaces: r.interfaces, scopes: r.scopes,

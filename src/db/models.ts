@@ -59,6 +59,8 @@ export class AccessKey extends Model {
   revoked_at!: Date | null;
   /** AI write mode (D13): read_only, proposals, autonomous. */
   write_mode!: string;
+  /** The person who issued the key in the application; null for the operator command line. */
+  person_id!: string | null;
 
   static override get relationMappings(): RelationMappings {
     return { account: { relation: Model.BelongsToOneRelation, modelClass: Account, join: { from: 'access_keys.account_id', to: 'accounts.id' } } };

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../config/index.js';
 import { createDb, migrateLatest } from '../db/knex.js';
 import { automationsCommand, automationsUsage } from '../cli/automations.js';
 import { keysCommand } from '../cli/keys.js';
+import { peopleCommand, peopleUsage } from '../cli/people.js';
 import { secretsCommand, secretsUsage } from '../cli/secrets.js';
 import { shopsCommand, shopsUsage } from '../cli/shops.js';
 import { planCommand, webhooksCommand, webhooksUsage } from '../cli/webhooks.js';
@@ -17,6 +18,7 @@ const usage = `Usage: npm run cli -- <command> [--json]
   keys list [--account CODE]
   keys revoke ID [--account CODE]
 ${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}  db migrate
+${webhooksUsage}${shopsUsage}${secretsUsage}${peopleUsage}  db migrate
   demo load [--size demo|bench] [--seed N] [--orders N]   (bench: an account "bench" with ~1,000,000 orders, via COPY)
 `;
 
@@ -62,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'shops') await shopsCommand(db, rest);
     else if (command === 'secrets') await secretsCommand(db, config, rest);
     else if (command === 'automations') await automationsCommand(db, rest);
+    else if (command === 'people') await peopleCommand(db, rest);
     else if (command === 'db' && rest[0] === 'migrate') print(rest.includes('--json'), { migrated: true }, 'Schema is up to date.');
     else if (command === 'demo') await demoCommand(db, rest, config.DEMO_SEED);
     else throw new UsageError(`Unknown command: ${command}\n\n${usage}`);

@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       'Store-operations data service is running.',
       `  REST API     ${base}/api/v1   (contract: ${base}/api/v1/openapi.json)`,
       `  MCP server   ${base}/api/mcp`,
+      `  Application  ${base}/app   (sign in as a person; create one: npm run cli -- people create --email you@example.com --role owner)`,
       `  Temporal UI  ${temporal.value.uiUrl ?? `(external Temporal at ${temporal.value.address})`}`,
       `  Shop sync    every ${config.SYNC_INTERVAL / 1000} s per shop (Schedules sync-<account>-<shop>), demo clock x${config.DEMO_CLOCK_SPEED}`,
       '',

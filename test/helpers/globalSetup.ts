@@ -29,5 +29,18 @@ export async function prepare(): Promise<Record<string, string>> {
   } finally {
     await db.destroy();
   }
-  return { TEST_TEMPLATE_DB: template };
+  return { TEST_TEMPLATE_DB: template, ...(await prepareBrowser()) };
+}
+
+/**
+ * One headless Chromium per run for the e2e tests (test/e2e), started only when the run includes them (no file
+ * arguments, or an e2e path among them). It is a child of the test runner and ends with it.
+ */
+export async function prepareBrowser(): Promise<Record<string, string>> {
+  const args = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  if (args.length > 0 && !args.some((a) => a.includes('e2e'))) return {};
+  const { launchBrowserServer } = await import('./browser.js');
+  const server = await launchBrowserServer();
+  process.once('exit', () => void server.close());
+  return { TEST_BROWSER_WS: server.wsEndpoint() };
 }

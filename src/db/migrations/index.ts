@@ -10,6 +10,7 @@ import * as m008 from './008_rollups_analytics.js';
 import * as m009 from './009_claims_coupons.js';
 import * as m010 from './010_affiliate_chatbot_suppliers.js';
 import * as m012 from './012_automations.js';
+import * as m011 from './011_people_oauth.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -23,4 +24,5 @@ export const migrations = [
   { name: '009_claims_coupons', ...m009 },
   { name: '010_affiliate_chatbot_suppliers', ...m010 },
   { name: '012_automations', ...m012 },
+  { name: '011_people_oauth', ...m011 },
 ];

@@ -1,0 +1,97 @@
+/**
+ * The application for people at /app: server-rendered pages (Eta), plain HTML forms, no front-end build.
+ * Every request passes helmet's security headers (CSP, frame-ancestors 'none', ...), no-store caching, the session
+ * (Postgres) and, for a POST, the CSRF check; pages call the domain services of src/people, never SQL.
+ * Later pages mount their own router on `createApplicationRouter`'s result with the same helpers: `requirePerson`,
+ * `requirePermission`, `currentPerson`, `renderPage`, `field`/`fields`.
+ */
+import path from 'node:path';
+import cookieParser from 'cookie-parser';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import helmet from 'helmet';
+import type { Db } from '../../src/db/knex.js';
+import { projectRoot } from '../../src/config/projectRoot.js';
+import type { Resolver } from '../../src/webhooks/addresses.js';
+import { toAppError } from '../../src/errors.js';
+import { logger } from '../../src/logger.js';
+import { csrfProtection } from './csrf.js';
+import { renderPage } from './render.js';
+import { loadSession } from './session.js';
+import { signInRoutes } from './pages/signIn.js';
+import { homeRoutes } from './pages/home.js';
+import { accountRoutes } from './pages/account.js';
+import { keysRoutes } from './pages/keys.js';
+import { webhooksRoutes } from './pages/webhooks.js';
+import { consentRoutes } from './pages/consent.js';
+import type { OAuthServers } from '../oauth/provider.js';
+
+export const APP_PATH = '/app';
+
+export interface ApplicationOptions {
+  /** SECRETS_KEY: encrypts TOTP and webhook secrets. A function, so an app that never needs it never loads it. */
+  secretsKey: () => Buffer;
+  /** Webhook address rules (D17) for endpoints created in the pages. */
+  allowLoopback: boolean;
+  resolve: Resolver;
+  /** PUBLIC_BASE_URL; else the request's scheme and Host. */
+  publicBaseUrl?: string;
+  /** Sign-in attempts per client address per 15 minutes (besides the per-person lockout). */
+  signInAttemptsPerWindow?: number;
+  /** Tests only: how Client ID Metadata Documents are fetched (stands in for a client's web host). */
+  oauthFetch?: typeof fetch;
+}
+
+export interface ApplicationDeps {
+  db: Db;
+  now: () => Date;
+  application: ApplicationOptions;
+  /** The authorization server whose sign-in and consent these pages are (D28). */
+  oauth: OAuthServers;
+}
+
+export function ownOrigin(options: ApplicationOptions, req: Request): string {
+  return options.publicBaseUrl ? new URL(options.publicBaseUrl).origin : `${req.protocol}://${req.get('host')}`;
+}
+
+export function createApplicationRouter(deps: ApplicationDeps): Router {
+  const router = express.Router();
+  router.use(helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"], styleSrc: ["'self'"], imgSrc: ["'self'", 'data:'], scriptSrc: ["'self'"],
+        formAction: ["'self'"], frameAncestors: ["'none'"], baseUri: ["'none'"],
+      },
+    },
+    // Clickjacking: no page may be framed (CSP frame-ancestors for current browsers, X-Frame-Options for old ones).
+    frameguard: { action: 'deny' },
+    // The pages are same-origin only; nothing here is meant to be embedded or opened by others.
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    strictTransportSecurity: deps.application.publicBaseUrl?.startsWith('https:') ? undefined : false,
+  }));
+  router.use('/static', express.static(path.join(projectRoot, 'api', 'app', 'static'), { maxAge: '1h', index: false }));
+  router.use((_req, res, next) => {
+    // Pages show secrets once and personal data: never cached, never kept in the back/forward cache.
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  router.use(cookieParser());
+  router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
+  router.use(loadSession(deps.db, deps.now));
+  router.use(csrfProtection((req) => ownOrigin(deps.application, req)));
+  router.use(signInRoutes(deps));
+  router.use(homeRoutes(deps));
+  router.use(accountRoutes(deps));
+  router.use(keysRoutes(deps));
+  router.use(webhooksRoutes(deps));
+  router.use(consentRoutes(deps));
+  router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
+  // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
+  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const error = toAppError(err);
+    if (error.code === 'INTERNAL_ERROR') logger.error({ err }, 'application page failed');
+    if (res.headersSent) return;
+    renderPage(res, 'error', { title: error.code === 'INTERNAL_ERROR' ? 'Something went wrong' : 'Not possible', message: error.message, code: error.code }, error.status);
+  });
+  return router;
+}

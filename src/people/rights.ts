@@ -1,0 +1,37 @@
+/** What a person may pass on (D27): a key or a consent never carries a scope, shop or field right the person lacks. */
+import { allScopes, type Scope } from '../auth/scopes.js';
+import { AppError } from '../errors.js';
+import { scopePermission, type Person } from './model.js';
+
+/** The scopes this person may grant, in the catalogue's order. */
+export function grantableScopes(person: Pick<Person, 'permissions'>): Scope[] {
+  return allScopes.filter((scope) => {
+    const needed = scopePermission[scope];
+    return !needed || needed.some((p) => person.permissions.has(p));
+  });
+}
+
+/** The shops this person may grant: null = all (also future ones), else their list. */
+export function grantableShops(person: Pick<Person, 'shopCodes'>): ReadonlySet<string> | null {
+  return person.shopCodes;
+}
+
+/**
+ * Throws INVALID_PARAMETER (`reason: beyond_rights`) when `scopes` or `shops` reach beyond the person's rights.
+ * `shops` null = all shops, which only a person who sees all shops can grant.
+ */
+export function assertWithinRights(person: Pick<Person, 'permissions' | 'shopCodes'>, scopes: readonly string[], shops: readonly string[] | null): void {
+  const allowed = new Set<string>(grantableScopes(person));
+  const beyond = scopes.filter((s) => !allowed.has(s));
+  if (beyond.length > 0) {
+    throw new AppError('INVALID_PARAMETER', `You cannot grant ${beyond.join(', ')}: you do not have the right to that data yourself.`, { param: 'scopes', reason: 'beyond_rights', scopes: beyond });
+  }
+  if (person.shopCodes === null) return;
+  if (shops === null) {
+    throw new AppError('INVALID_PARAMETER', 'You cannot grant all shops: you see only some of them.', { param: 'shops', reason: 'beyond_rights' });
+  }
+  const outside = shops.filter((s) => !person.shopCodes!.has(s));
+  if (outside.length > 0) {
+    throw new AppError('INVALID_PARAMETER', `You cannot grant shop(s) ${outside.join(', ')}: you may not see them.`, { param: 'shops', reason: 'beyond_rights', shops: outside });
+  }
+}

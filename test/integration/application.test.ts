@@ -1,0 +1,250 @@
+/**
+ * The application's pages over real HTTP (no browser): sign-in with lockout and second factor, session fixation,
+ * CSRF, security headers, open redirects, keys within the person's rights, secrets shown once, account isolation.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import anyTest, { type TestFn } from 'ava';
+import { projectRoot } from '../../src/config/projectRoot.js';
+import { generate } from 'otplib';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions, TEST_PASSWORD } from '../helpers/application.js';
+import { api, type TestServer } from '../helpers/server.js';
+import { startTotpEnrolment, confirmTotpEnrolment } from '../../src/people/totp.js';
+import { decryptSecret } from '../../src/webhooks/secrets.js';
+
+interface Context {
+  database: TestDatabase;
+  server: TestServer;
+  key: Buffer;
+}
+
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  const database = await createTestDatabase();
+  const options = testApplicationOptions();
+  t.context = { database, server: await startApplicationServer(database.db, options), key: options.key };
+});
+
+test.after.always(async (t) => {
+  await t.context.server?.close();
+  await t.context.database?.drop();
+});
+
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+test('When a person signs in, then the session id changes (no fixation) and the old id is worthless', async (t) => {
+  const person = await makePerson(t.context.database.db);
+  const client = new FormClient(t.context.server.baseUrl);
+  const _csrf = await client.csrf();
+  const before = client.cookies.get('sid');
+  t.truthy(before);
+  const signedIn = await client.post('/app/sign-in', { _csrf, email: person.email, password: person.password, next: '/app' });
+  t.is(signedIn.status, 303);
+  t.is(signedIn.headers.get('location'), '/app');
+  const after = client.cookies.get('sid');
+  t.truthy(after);
+  t.not(after, before);
+  const setCookie = signedIn.headers.getSetCookie().join('\n');
+  t.regex(setCookie, /HttpOnly/i);
+  t.regex(setCookie, /SameSite=Lax/i);
+  t.regex((await client.get('/app')).text, new RegExp(person.email));
+
+  // The pre-sign-in id planted by an attacker gives nothing.
+  const attacker = new FormClient(t.context.server.baseUrl);
+  attacker.cookies.set('sid', before!);
+  const page = await attacker.get('/app');
+  t.is(page.status, 303);
+  t.regex(page.headers.get('location')!, /^\/app\/sign-in/);
+});
+
+test('When the password is wrong five times, then the person is locked even with the right password', async (t) => {
+  const person = await makePerson(t.context.database.db);
+  const client = new FormClient(t.context.server.baseUrl);
+  for (let i = 0; i < 4; i++) t.is((await client.signIn(person.email, 'wrong password!!')).status, 401);
+  t.is((await client.signIn(person.email, 'wrong password!!')).status, 429);
+  t.is((await client.signIn(person.email, person.password)).status, 429);
+  // An unknown e-mail answers like a wrong password.
+  t.is((await client.signIn('nobody@example.com', TEST_PASSWORD)).status, 401);
+});
+
+test('When a form arrives without the CSRF token or from another origin, then it is refused', async (t) => {
+  const person = await makePerson(t.context.database.db);
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  const keysPage = await client.get('/app/keys');
+  const _csrf = csrfOf(keysPage.text);
+  const form = { name: 'forged', interfaces: 'rest', scopes: 'orders:read', shopChoice: 'all', expiresInDays: 'never', writeMode: 'read_only' };
+  t.is((await client.post('/app/keys', form)).status, 403);
+  t.is((await client.post('/app/keys', { ...form, _csrf: 'x'.repeat(43) })).status, 403);
+  t.is((await client.post('/app/keys', { ...form, _csrf }, { Origin: 'https://evil.example' })).status, 403);
+  const ok = await client.post('/app/keys', { ...form, _csrf });
+  t.is(ok.status, 200);
+  t.regex(ok.text, /sk_[0-9A-Za-z]{43}/);
+});
+
+test('When a page is served, then CSP, frame and content-type protections are set and it is not cached', async (t) => {
+  const response = await new FormClient(t.context.server.baseUrl).get('/app/sign-in');
+  const csp = response.headers.get('content-security-policy') ?? '';
+  t.regex(csp, /frame-ancestors 'none'/);
+  t.regex(csp, /default-src 'none'/);
+  t.regex(csp, /form-action 'self'/);
+  t.is(response.headers.get('x-frame-options'), 'DENY');
+  t.is(response.headers.get('x-content-type-options'), 'nosniff');
+  t.is(response.headers.get('cache-control'), 'no-store');
+});
+
+test('When sign-in names another site to return to, then it returns to the application instead', async (t) => {
+  const person = await makePerson(t.context.database.db);
+  for (const next of ['//evil.example/app', 'https://evil.example/', '/\\evil.example', '/app/../../x', 'javascript:alert(1)']) {
+    const client = new FormClient(t.context.server.baseUrl);
+    const _csrf = await client.csrf(`/app/sign-in?next=${encodeURIComponent(next)}`);
+    const response = await client.post('/app/sign-in', { _csrf, email: person.email, password: person.password, next });
+    const location = response.headers.get('location')!;
+    t.true(location.startsWith('/app') && !location.startsWith('//'), `${next} → ${location}`);
+    t.false(location.includes('evil'), `${next} → ${location}`);
+  }
+});
+
+test('When the second factor is on, then sign-in needs a current code and a recovery code works once', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db);
+  const { secret } = await startTotpEnrolment(db, t.context.key, person.id);
+  const { recoveryCodes } = await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }), new Date());
+  // The stored secret is encrypted; it is not the secret itself.
+  const row = await db('people').where({ id: person.id }).first();
+  t.false(Buffer.from(row.totp_secret).includes(Buffer.from(secret)));
+  t.is(decryptSecret(t.context.key, `person:${person.id}`, row.totp_secret), secret);
+
+  const client = new FormClient(t.context.server.baseUrl);
+  const first = await client.signIn(person.email, person.password);
+  t.is(first.status, 303);
+  t.regex(first.location!, /^\/app\/sign-in\/second-factor/);
+  // Password alone opens nothing.
+  t.is((await client.get('/app')).status, 303);
+  const pendingSid = client.cookies.get('sid');
+  let _csrf = await client.csrf('/app/sign-in/second-factor');
+  t.is((await client.post('/app/sign-in/second-factor', { _csrf, code: '000000', next: '/app' })).status, 401);
+  const passed = await client.post('/app/sign-in/second-factor', { _csrf, code: await generate({ secret }), next: '/app' });
+  t.is(passed.status, 303);
+  t.not(client.cookies.get('sid'), pendingSid);
+  t.is((await client.get('/app')).status, 200);
+
+  const other = new FormClient(t.context.server.baseUrl);
+  await other.signIn(person.email, person.password);
+  _csrf = await other.csrf('/app/sign-in/second-factor');
+  t.is((await other.post('/app/sign-in/second-factor', { _csrf, code: recoveryCodes[0], next: '/app' })).status, 303);
+  const third = new FormClient(t.context.server.baseUrl);
+  await third.signIn(person.email, person.password);
+  _csrf = await third.csrf('/app/sign-in/second-factor');
+  t.is((await third.post('/app/sign-in/second-factor', { _csrf, code: recoveryCodes[0], next: '/app' })).status, 401);
+});
+
+test('When a person issues a key, then it carries at most their rights and shops, is shown once and can be revoked', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'member', permissions: ['keys:manage'], shops: ['sk'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  const page = await client.get('/app/keys');
+  t.is(page.status, 200);
+  // Scopes the person lacks are not even offered.
+  t.notRegex(page.text, /value="purchase-prices:read"/);
+  t.regex(page.text, /value="orders:read"/);
+  const _csrf = csrfOf(page.text);
+  const base = { _csrf, name: 'shop sk reader', interfaces: 'rest', expiresInDays: '30', writeMode: 'read_only' };
+  const beyondScope = await client.post('/app/keys', { ...base, scopes: ['orders:read', 'purchase-prices:read'], shopChoice: 'some', shops: 'sk' });
+  t.is(beyondScope.status, 400);
+  t.regex(beyondScope.text, /purchase-prices:read/);
+  t.is((await client.post('/app/keys', { ...base, scopes: 'orders:read', shopChoice: 'all' })).status, 400);
+  t.is((await client.post('/app/keys', { ...base, scopes: 'orders:read', shopChoice: 'some', shops: ['sk', 'cz'] })).status, 400);
+
+  const created = await client.post('/app/keys', { ...base, scopes: ['orders:read', 'stores:read'], shopChoice: 'some', shops: 'sk' });
+  t.is(created.status, 200);
+  const key = /sk_[0-9A-Za-z]{43}/.exec(created.text)![0];
+  t.is((await api(t.context.server, '/orders?market=sk&limit=1', key)).status, 200);
+  t.is((await api(t.context.server, '/orders?market=cz&limit=1', key)).status, 403);
+
+  const list = await client.get('/app/keys');
+  t.false(list.text.includes(key), 'the key is never shown again');
+  const id = /data-key-id="(key_[^"]+)"/.exec(list.text)![1];
+  t.is((await client.post(`/app/keys/${id}/revoke`, { _csrf: csrfOf(list.text) })).status, 303);
+  t.is((await api(t.context.server, '/orders?market=sk&limit=1', key)).status, 401);
+});
+
+test('When a person lacks a permission, then its pages and actions are refused', async (t) => {
+  const person = await makePerson(t.context.database.db, { role: 'member', permissions: [] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  t.is((await client.get('/app/keys')).status, 403);
+  t.is((await client.get('/app/webhooks')).status, 403);
+  const _csrf = csrfOf((await client.get('/app/account')).text);
+  t.is((await client.post('/app/keys', { _csrf, name: 'x', interfaces: 'rest', scopes: 'orders:read', shopChoice: 'all' })).status, 403);
+  t.is((await client.post('/app/webhooks', { _csrf, name: 'x', url: 'https://example.com/h', eventChoice: 'all', shopChoice: 'all' })).status, 403);
+});
+
+test('When two accounts have people, then neither sees the other\'s keys or endpoints', async (t) => {
+  const { db } = t.context.database;
+  const demoOwner = await makePerson(db, { account: 'demo' });
+  const acmeOwner = await makePerson(db, { account: 'acme' });
+  const demo = new FormClient(t.context.server.baseUrl);
+  await demo.signIn(demoOwner.email, demoOwner.password);
+  const keysPage = await demo.get('/app/keys');
+  await demo.post('/app/keys', { _csrf: csrfOf(keysPage.text), name: 'demo-only key', interfaces: 'rest', scopes: 'orders:read', shopChoice: 'all', expiresInDays: 'never', writeMode: 'read_only' });
+  const endpointPage = await demo.post('/app/webhooks', { _csrf: csrfOf(keysPage.text), name: 'demo-only endpoint', url: 'http://127.0.0.1:9/hook', eventChoice: 'all', shopChoice: 'all' });
+  t.is(endpointPage.status, 200, endpointPage.text);
+  const endpointId = /\/app\/webhooks\/(\d+)/.exec(endpointPage.text)![1];
+
+  const acme = new FormClient(t.context.server.baseUrl);
+  await acme.signIn(acmeOwner.email, acmeOwner.password);
+  t.false((await acme.get('/app/keys')).text.includes('demo-only key'));
+  t.false((await acme.get('/app/webhooks')).text.includes('demo-only endpoint'));
+  t.is((await acme.get(`/app/webhooks/${endpointId}`)).status, 404);
+  const _csrf = csrfOf((await acme.get('/app/webhooks')).text);
+  t.is((await acme.post(`/app/webhooks/${endpointId}/rotate-secret`, { _csrf })).status, 404);
+});
+
+test('When an endpoint is created or its secret rotated, then the secret is shown once and never again', async (t) => {
+  const person = await makePerson(t.context.database.db, { role: 'admin', permissions: ['webhooks:manage'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  const list = await client.get('/app/webhooks');
+  const created = await client.post('/app/webhooks', { _csrf: csrfOf(list.text), name: 'once', url: 'http://127.0.0.1:9/once', eventChoice: 'some', events: 'order.created', shopChoice: 'all' });
+  t.is(created.status, 200, created.text);
+  const secret = /whsec_[A-Za-z0-9+/=]+/.exec(created.text)![0];
+  const id = /\/app\/webhooks\/(\d+)/.exec(created.text)![1];
+  const detail = await client.get(`/app/webhooks/${id}`);
+  t.is(detail.status, 200);
+  t.false(detail.text.includes(secret));
+  t.false(detail.text.includes('whsec_'));
+  t.false((await client.get('/app/webhooks')).text.includes('whsec_'));
+  const rotated = await client.post(`/app/webhooks/${id}/rotate-secret`, { _csrf: csrfOf(detail.text) });
+  const second = /whsec_[A-Za-z0-9+/=]+/.exec(rotated.text)![0];
+  t.not(second, secret);
+  t.false((await client.get(`/app/webhooks/${id}`)).text.includes('whsec_'));
+  // Delete needs the confirmation page's form.
+  const confirm = await client.get(`/app/webhooks/${id}/delete`);
+  t.regex(confirm.text, /Delete the endpoint/);
+  t.is((await client.post(`/app/webhooks/${id}/delete`, { _csrf: csrfOf(confirm.text) })).status, 303);
+  t.regex((await client.get(`/app/webhooks/${id}`)).text, /deleted/);
+});
+
+test('When the owner runs `people create` without a password, then the generated password signs in, and `people disable` ends it', async (t) => {
+  const run = promisify(execFile);
+  const cli = async (...args: string[]) => (await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), ...args], {
+    env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent' },
+  })).stdout;
+  const created = JSON.parse(await cli('people', 'create', '--email', 'Owner.CLI@Example.com', '--role', 'owner', '--json'));
+  t.is(created.email, 'owner.cli@example.com');
+  t.true(created.password.length >= 20);
+  const client = new FormClient(t.context.server.baseUrl);
+  t.is((await client.signIn('owner.cli@example.com', created.password)).location, '/app');
+  const listed = JSON.parse(await cli('people', 'list', '--json'));
+  const row = listed.people.find((p: { email: string }) => p.email === 'owner.cli@example.com');
+  t.is(row.role, 'owner');
+  t.false(JSON.stringify(listed).includes('argon2'), 'no password hash in the listing');
+  await cli('people', 'disable', 'owner.cli@example.com');
+  t.is((await client.get('/app')).status, 303, 'the session ended');
+  t.is((await client.signIn('owner.cli@example.com', created.password)).status, 401);
+});

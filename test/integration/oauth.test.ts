@@ -1,0 +1,209 @@
+/**
+ * The authorization server (D28) with the official MCP client's OAuth support: discovery from the 401, registration
+ * by metadata document and dynamically, consent narrowing scopes and shops, tokens that follow the consent, refresh
+ * that cannot widen, revocation. The person's part is played over HTTP here (test/e2e does it in a browser).
+ */
+import anyTest, { type TestFn } from 'ava';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { connectWithOAuth, finishOAuth, metadataDocumentFetch, startCallbackReceiver, TestOAuthProvider } from '../helpers/oauthClient.js';
+import { fakeDns } from '../helpers/webhooks.js';
+import type { TestServer } from '../helpers/server.js';
+
+interface Context {
+  database: TestDatabase;
+  server: TestServer;
+  callback: { url: string; close: () => Promise<void> };
+}
+
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  const database = await createTestDatabase();
+  const callback = await startCallbackReceiver();
+  const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'] }).resolve, oauthFetch: metadataDocumentFetch(callback.url) });
+  t.context = { database, server: await startApplicationServer(database.db, options), callback };
+});
+
+test.after.always(async (t) => {
+  await t.context.callback?.close();
+  await t.context.server?.close();
+  await t.context.database?.drop();
+});
+
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+/** Follows redirects inside the service with the person's cookies until the page or the client's callback. */
+async function follow(person: FormClient, start: string): Promise<{ path: string; text: string; callback: URL | null }> {
+  let location = start;
+  for (let hops = 0; hops < 10; hops++) {
+    const url = new URL(location, person.baseUrl);
+    if (url.origin !== person.baseUrl) return { path: location, text: '', callback: url };
+    const response = await person.get(`${url.pathname}${url.search}`);
+    if (response.status >= 300 && response.status < 400) {
+      location = response.headers.get('location')!;
+      continue;
+    }
+    return { path: `${url.pathname}${url.search}`, text: response.text, callback: null };
+  }
+  throw new Error('too many redirects');
+}
+
+test('When an MCP client is given only /api/mcp, then it discovers the server, the person consents to part, and the token carries exactly that', async (t) => {
+  const { server, callback } = t.context;
+  const mcpUrl = new URL(`${server.baseUrl}/api/mcp`);
+  const owner = await makePerson(t.context.database.db, { role: 'member', permissions: ['reports'], shops: ['sk', 'cz'] });
+  const provider = new TestOAuthProvider(callback.url, true);
+  const first = await connectWithOAuth(mcpUrl, provider);
+  t.is(first.client, null);
+  t.truthy(provider.authorizationUrl);
+  const authUrl = provider.authorizationUrl!;
+  t.is(authUrl.searchParams.get('client_id'), 'https://client.example.com/oauth/client-metadata.json');
+  t.is(authUrl.searchParams.get('code_challenge_method'), 'S256');
+  t.is(authUrl.searchParams.get('resource'), `${server.baseUrl}/api/mcp`);
+
+  const person = new FormClient(server.baseUrl);
+  t.is((await person.signIn(owner.email, owner.password)).status, 303);
+  const consent = await follow(person, `${authUrl.pathname}${authUrl.search}`);
+  t.regex(consent.path, /^\/app\/consent\//, consent.text.slice(0, 500));
+  t.regex(consent.text, /Test Assistant/);
+  t.regex(consent.text, /client\.example\.com\/oauth\/client-metadata\.json/);
+  // Offered: what the person may see; not offered: purchase prices (no permission).
+  t.regex(consent.text, /value="reports:read"/);
+  t.notRegex(consent.text, /value="purchase-prices:read"/);
+  const posted = await person.post(consent.path, {
+    _csrf: csrfOf(consent.text), decision: 'allow', scopes: ['orders:read', 'stores:read'], shopChoice: 'some', shops: 'sk', writeMode: 'read_only',
+  });
+  t.is(posted.status, 303, posted.text.slice(0, 500));
+  const done = await follow(person, posted.headers.get('location')!);
+  t.truthy(done.callback, `${done.path} ${done.text.slice(0, 800)}`);
+  t.is(done.callback!.searchParams.get('iss'), server.baseUrl, 'RFC 9207 iss in the response');
+
+  const client = await finishOAuth(mcpUrl, provider, first.transport, done.callback!);
+  t.is(provider.savedTokens.scope.split(' ').sort().join(' '), 'orders:read stores:read');
+  const tools = (await client.listTools()).tools.map((tool) => tool.name);
+  t.true(tools.includes('orders_list'));
+  t.false(tools.some((name) => name.startsWith('shipping_')), tools.join(','));
+  const sk = await client.callTool({ name: 'orders_list', arguments: { market: 'sk', limit: 1 } });
+  t.falsy(sk.isError);
+  const cz = await client.callTool({ name: 'orders_list', arguments: { market: 'cz', limit: 1 } });
+  t.true(cz.isError);
+  await client.close();
+});
+
+/** Runs the whole flow for `provider` as `login`, ticking `form`; returns the connected client. */
+async function authorize(t: { context: Context }, provider: TestOAuthProvider, login: { email: string; password: string }, form: Record<string, string | string[]>) {
+  const mcpUrl = new URL(`${t.context.server.baseUrl}/api/mcp`);
+  const first = await connectWithOAuth(mcpUrl, provider);
+  const person = new FormClient(t.context.server.baseUrl);
+  await person.signIn(login.email, login.password);
+  const authUrl = provider.authorizationUrl!;
+  const consent = await follow(person, `${authUrl.pathname}${authUrl.search}`);
+  const posted = await person.post(consent.path, { _csrf: csrfOf(consent.text), decision: 'allow', ...form });
+  const done = await follow(person, posted.headers.get('location')!);
+  if (!done.callback) throw new Error(`no callback: ${done.path} ${done.text.slice(0, 300)}`);
+  return { client: await finishOAuth(mcpUrl, provider, first.transport, done.callback), person, consentText: consent.text };
+}
+
+async function tokenRequest(t: { context: Context }, form: Record<string, string>) {
+  const response = await fetch(`${t.context.server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  return { status: response.status, body: await response.json() as any };
+}
+
+test('When the server is discovered, then both metadata documents name it and advertise what MCP clients need', async (t) => {
+  const base = t.context.server.baseUrl;
+  const resource = await (await fetch(`${base}/.well-known/oauth-protected-resource/api/mcp`)).json() as any;
+  t.deepEqual(resource.authorization_servers, [base]);
+  t.true(resource.scopes_supported.includes('purchase-prices:read'));
+  const challenge = (await fetch(`${base}/api/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).headers.get('www-authenticate')!;
+  t.regex(challenge, /resource_metadata=/);
+  t.regex(challenge, /personal-data:read/);
+  const server = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json() as any;
+  t.is(server.issuer, base);
+  t.deepEqual(server.code_challenge_methods_supported, ['S256']);
+  t.deepEqual(server.response_types_supported, ['code']);
+  t.true(server.authorization_response_iss_parameter_supported);
+  t.true(server.client_id_metadata_document_supported);
+  t.is(server.registration_endpoint, `${base}/oauth/register`);
+  t.is(server.revocation_endpoint, `${base}/oauth/revoke`);
+  t.true(server.scopes_supported.includes('reports:read'));
+});
+
+test('When a client registers dynamically and the token is refreshed, then the refresh rotates and can never widen the scopes', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const provider = new TestOAuthProvider(t.context.callback.url, false);
+  const { client } = await authorize(t, provider, owner, { scopes: ['orders:read', 'shipping:read'], shopChoice: 'all', writeMode: 'proposals' });
+  t.truthy(provider.info?.client_id);
+  t.false(String(provider.info.client_id).startsWith('https://'));
+  const refresh = provider.savedTokens.refresh_token;
+  t.truthy(refresh);
+  const wider = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refresh, client_id: provider.info.client_id, scope: 'orders:read purchase-prices:read' });
+  t.is(wider.status, 400);
+  t.is(wider.body.error, 'invalid_scope');
+  const renewed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refresh, client_id: provider.info.client_id });
+  t.is(renewed.status, 200, JSON.stringify(renewed.body));
+  t.is(renewed.body.scope.split(' ').filter((s: string) => s.includes(':')).sort().join(' '), 'orders:read shipping:read');
+  t.not(renewed.body.refresh_token, refresh, 'rotated');
+  // The used refresh token is spent (reuse even ends the grant, as the library detects a replay).
+  t.is((await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refresh, client_id: provider.info.client_id })).status, 400);
+  await client.close();
+});
+
+test('When the person revokes the connection in the application, then the token stops working at once', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client, person } = await authorize(t, provider, owner, { scopes: ['orders:read'], shopChoice: 'all', writeMode: 'read_only' });
+  t.true((await client.listTools()).tools.length > 0);
+  const page = await person.get('/app/connections');
+  t.regex(page.text, /Test Assistant/);
+  t.regex(page.text, /read_only/);
+  const id = /data-connection-id="([^"]+)"/.exec(page.text)![1];
+  t.is((await person.post(`/app/connections/${id}/revoke`, { _csrf: csrfOf(page.text) })).status, 303);
+  const token = provider.savedTokens.access_token;
+  const raw = await fetch(`${t.context.server.baseUrl}/api/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
+  t.is(raw.status, 401);
+  t.regex(raw.headers.get('www-authenticate')!, /invalid_token/);
+  t.is((await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: provider.savedTokens.refresh_token, client_id: provider.info?.client_id ?? 'https://client.example.com/oauth/client-metadata.json' })).status, 400);
+  await client.close().catch(() => undefined);
+});
+
+test('When a consent reaches beyond the person or the request, then it is refused and nothing is granted', async (t) => {
+  const member = await makePerson(t.context.database.db, { role: 'member', permissions: [], shops: ['sk'] });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const mcpUrl = new URL(`${t.context.server.baseUrl}/api/mcp`);
+  await connectWithOAuth(mcpUrl, provider);
+  const person = new FormClient(t.context.server.baseUrl);
+  await person.signIn(member.email, member.password);
+  const authUrl = provider.authorizationUrl!;
+  const consent = await follow(person, `${authUrl.pathname}${authUrl.search}`);
+  t.notRegex(consent.text, /value="automations:write"/, 'automations:write only for a person who may edit automations');
+  t.notRegex(consent.text, /value="all"/, 'no "all shops" for a person with some shops');
+  const _csrf = csrfOf(consent.text);
+  for (const form of <Record<string, string | string[]>[]>[
+    { scopes: ['orders:read', 'personal-data:read'], shopChoice: 'some', shops: 'sk' },
+    { scopes: 'orders:read', shopChoice: 'all' },
+    { scopes: 'orders:read', shopChoice: 'some', shops: ['sk', 'cz'] },
+  ]) {
+    const refused = await person.post(consent.path, { _csrf, decision: 'allow', writeMode: 'read_only', ...form });
+    t.is(refused.status, 400, JSON.stringify(form));
+  }
+  t.is(await t.context.database.db('oauth_connections').where({ person_id: member.id }).count('* as n').first().then((r: any) => Number(r.n)), 0);
+  // An open redirect through the consent's sign-in is refused too.
+  const next = await new FormClient(t.context.server.baseUrl).get(`/app/sign-in?next=${encodeURIComponent('https://evil.example/')}`);
+  t.regex(next.text, /name="next" value="\/app"/);
+  // Deny sends the client an access_denied error.
+  const denied = await person.post(consent.path, { _csrf, decision: 'deny' });
+  const back = await follow(person, denied.headers.get('location')!);
+  t.is(back.callback?.searchParams.get('error'), 'access_denied');
+});
+
+test('When an OAuth token is sent to REST, then it is refused: tokens are for MCP only', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, owner, { scopes: ['orders:read'], shopChoice: 'all', writeMode: 'read_only' });
+  const rest = await fetch(`${t.context.server.baseUrl}/api/v1/orders?market=sk&limit=1`, { headers: { Authorization: `Bearer ${provider.savedTokens.access_token}` } });
+  t.is(rest.status, 401);
+  const stored = await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken' });
+  t.false(JSON.stringify(stored).includes(provider.savedTokens.access_token), 'only a hash of the token is stored');
+  await client.close();
+});
