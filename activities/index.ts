@@ -1,12 +1,13 @@
 /** All Temporal activities of the service, built from their dependencies (the worker registers this object). */
 import type { Db } from '../src/db/knex.js';
+import { createAutomationActivities, type AutomationActivityDeps } from './automations.js';
 import { createDemoDataActivities } from './demoData.js';
 import { createSyncActivities, type SyncActivityDeps } from './sync.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 
 /** Builds every activity bound to the given dependencies. */
-export function createActivities(deps: { db: Db } & WebhookActivityDeps & SyncActivityDeps) {
-  return { ...createDemoDataActivities(deps), ...createWebhookActivities(deps), ...createSyncActivities(deps) };
+export function createActivities(deps: { db: Db } & WebhookActivityDeps & SyncActivityDeps & AutomationActivityDeps) {
+  return { ...createDemoDataActivities(deps), ...createWebhookActivities(deps), ...createSyncActivities(deps), ...createAutomationActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

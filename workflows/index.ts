@@ -4,3 +4,5 @@ export { reconcileSyncSchedulesWorkflow, shopSyncWorkflow } from './shopSync.js'
 export { webhookDeliveryWorkflow } from './webhookDelivery.js';
 export { webhookEndpointWorkflow } from './webhookEndpoint.js';
 export { webhookDispatcherWorkflow, webhookLogRetentionWorkflow } from './webhookDispatcher.js';
+export { automationConsumerWorkflow } from './automationConsumer.js';
+export { automationRunWorkflow } from './automationRun.js';

@@ -4,9 +4,9 @@
  * published in the catalogue; the catalogue half (which fields, operators and values) is in validate.ts.
  */
 import { z } from 'zod';
+import { DURATION_PATTERN } from './durations.js';
 
 export const NODE_ID_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
-export const DURATION_PATTERN = /^([1-9]\d{0,3})(m|h|d)$/;
 export const TIME_OF_DAY_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
 export const TAG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const MAX_STEPS = 20;
@@ -73,11 +73,4 @@ export type Rule = z.infer<typeof ruleSchema>;
 /** The published JSON Schema of a rule (draft 2020-12). */
 export function ruleJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(ruleSchema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<string, unknown>;
-}
-
-/** Milliseconds of a `wait` duration. */
-export function durationMs(duration: string): number {
-  const m = DURATION_PATTERN.exec(duration);
-  if (!m) throw new Error(`bad duration ${duration}`);
-  return Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
 }

@@ -388,3 +388,47 @@ export async function activeRuns(db: Db, automationId: string): Promise<Startabl
   const rows = await db('automation_runs').select('id', 'run_workflow_id').where({ automation_id: automationId }).whereIn('status', ['pending', 'running', 'waiting']);
   return rows.map((r) => ({ runId: String(r.id), runWorkflowId: r.run_workflow_id }));
 }
+
+/** How the consumer reaches Temporal; activities implement it with the worker's client. */
+export interface RunWorkflows {
+  /** Starts the run's workflow; resolves when it runs or already ran (the id is a business id). */
+  start(run: StartableRun): Promise<void>;
+  /** Asks the run's workflow to cancel; `not_found` when no such workflow runs. */
+  cancel(run: StartableRun): Promise<'requested' | 'not_found'>;
+}
+
+/**
+ * Starts workflows for pending runs that have none yet. A run is marked started after its workflow runs, so a crash in
+ * between costs one more (idempotent) start, never a second run.
+ */
+export async function startPendingRuns(db: Db, workflows: RunWorkflows, limit = 500, concurrency = 32): Promise<number> {
+  const runs = await unstartedRuns(db, limit);
+  const started: string[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, runs.length) }, async () => {
+    while (next < runs.length) {
+      const run = runs[next++];
+      await workflows.start(run);
+      started.push(run.runId);
+    }
+  }));
+  await markRunsStarted(db, started);
+  return started.length;
+}
+
+/**
+ * Cancels the waiting or running runs of automations a person disabled (event runs only; a person's manual run goes on).
+ * The run workflow records the cancellation; one whose workflow is gone is ended here.
+ */
+export async function cancelRunsOfDisabledAutomations(db: Db, workflows: RunWorkflows, limit = 200): Promise<number> {
+  const rows = await db('automation_runs as r').join('automations as a', 'a.id', 'r.automation_id')
+    .where('a.enabled', false).where('r.manual', false).whereIn('r.status', ['running', 'waiting', 'pending'])
+    .whereNotNull('r.workflow_started_at').whereNull('r.cancel_requested_at')
+    .select('r.id', 'r.run_workflow_id').orderBy('r.id').limit(limit);
+  for (const row of rows) {
+    const run = { runId: String(row.id), runWorkflowId: row.run_workflow_id as string };
+    if ((await workflows.cancel(run)) === 'not_found') await finishRun(db, run.runId, 'cancelled', 'The automation was disabled.');
+    await db('automation_runs').where({ id: row.id }).update({ cancel_requested_at: db.fn.now() });
+  }
+  return rows.length;
+}

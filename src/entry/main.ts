@@ -10,6 +10,7 @@ import { loadSecrets } from '../secrets.js';
 import { createWorker } from '../temporal/worker.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
+import { ensureAutomationWorkflows } from '../temporal/automations.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
     // The outbox dispatcher and the delivery-log retention Schedule (both idempotent to start).
     const clientConnection = await Connection.connect({ address: temporal.value.address });
     await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
+    // The automation consumer (its own outbox position; idempotent to start).
+    await ensureAutomationWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
     await clientConnection.close();
 
     if (config.DEMO_DATA && (await databaseIsEmpty(db))) {

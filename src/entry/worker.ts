@@ -6,6 +6,7 @@ import { loadSecrets } from '../secrets.js';
 import { createWorker } from '../temporal/worker.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
+import { ensureAutomationWorkflows } from '../temporal/automations.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
@@ -20,6 +21,8 @@ const { worker, connection } = await createWorker({ db, temporalAddress: config.
 // Every worker ensures the outbox dispatcher and the retention Schedule exist (idempotent; one of each runs).
 const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
+// And the automation consumer (idempotent; one runs per task queue).
+await ensureAutomationWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
 // And one sync Schedule per live shop, kept in step with the shops (idempotent).
 await ensureSyncSchedules(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), db, { taskQueue: TASK_QUEUE, intervalMs: config.SYNC_INTERVAL });
 await clientConnection.close();

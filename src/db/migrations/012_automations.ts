@@ -69,6 +69,8 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('manual').notNullable().defaultTo(false);
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
     ts(t, 'workflow_started_at');
+    // Set when the consumer asked Temporal to cancel the run's workflow (its automation was disabled).
+    ts(t, 'cancel_requested_at');
     ts(t, 'finished_at');
     // One run per automation and event, whatever crashes in between (SPEC: an event never starts two runs).
     t.unique(['automation_id', 'event_id']);
