@@ -5,6 +5,7 @@ import * as m003 from './003_outbox.js';
 import * as m004 from './004_live_sync.js';
 import * as m005 from './005_webhooks.js';
 import * as m006 from './006_order_coupons_write_mode.js';
+import * as m013 from './013_webhook_direct_delivery.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -13,4 +14,5 @@ export const migrations = [
   { name: '004_live_sync', ...m004 },
   { name: '005_webhooks', ...m005 },
   { name: '006_order_coupons_write_mode', ...m006 },
+  { name: '013_webhook_direct_delivery', ...m013 },
 ];
