@@ -5,7 +5,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { loadConfig } from '../src/config/index.js';
-import type { Db } from '../src/db/knex.js';
+import { createDb, type Db } from '../src/db/knex.js';
 import { logger } from '../src/logger.js';
 import { loadSecrets } from '../src/secrets.js';
 import { webhookWorkflowsClient } from '../src/temporal/webhooks.js';
@@ -16,7 +16,7 @@ import { dispatchOutboxBatch, inParallel, startPendingDeliveries, wakeHeldDelive
 import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
 import { purgeDeliveryLog } from '../src/webhooks/retention.js';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings.js';
-import { listenForWork } from '../src/webhooks/wakeups.js';
+import { connectionOf, listenForWork } from '../src/webhooks/wakeups.js';
 
 export interface WebhookActivityDeps {
   db: Db;
@@ -91,10 +91,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const workflows = temporal();
       const totals = { events: 0, deliveries: 0, started: 0, woken: 0, sent: 0 };
       const work = listenForWork(deps.db);
-      const sender = new DirectSender(deps.db, getSettings(), {
+      // The loop and the first attempts get connections of their own: retry workflows that fire together use the
+      // shared pool, and must not make healthy endpoints' first attempts wait for a connection (T5).
+      const loopDb = createDb(connectionOf(deps.db) as string, { min: 0, max: 4 });
+      const sender = new DirectSender(loopDb, getSettings(), {
         handOff: async (retries) => {
           const started: string[] = [];
-          await inParallel(retries, 32, async (retry) => {
+          await inParallel(retries, retries.length, async (retry) => {
             await workflows.start(retry);
             started.push(retry.deliveryId);
           });
@@ -119,7 +122,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             // The outbox is read when NOTIFY told of new events, while a burst lasts, and at every upkeep (safety net).
             const upkeepDue = Date.now() - lastUpkeep >= UPKEEP_INTERVAL_MS;
             const readOutbox: boolean = !holdDispatch && (work.takeOutboxNews() || bursting || upkeepDue);
-            const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(deps.db) : { events: 0, deliveries: 0, overPendingLimit: [] };
+            const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(loopDb) : { events: 0, deliveries: 0, overPendingLimit: [] };
             bursting = dispatched.events > 0;
             for (const endpointId of dispatched.overPendingLimit) await workflows.checkEndpoint(endpointId);
             const taken = await sender.fill();
@@ -129,8 +132,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             if (upkeepDue) {
               lastUpkeep = Date.now();
               holdDispatch = await sender.shouldHoldDispatch();
-              started = await startPendingDeliveries(deps.db, workflows, 500, 32, { afterFirstAttemptOnly: true, exclude: claimedDeliveries() });
-              woken = await wakeHeldDeliveries(deps.db, workflows);
+              started = await startPendingDeliveries(loopDb, workflows, 500, 32, { afterFirstAttemptOnly: true, exclude: claimedDeliveries() });
+              woken = await wakeHeldDeliveries(loopDb, workflows);
             }
             totals.events += dispatched.events;
             totals.deliveries += dispatched.deliveries;
@@ -149,6 +152,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       } finally {
         await sender.drain();
         await work.close();
+        await loopDb.destroy();
       }
       if (totals.events > 0) log.debug(totals, 'webhook dispatcher round');
       // On cancellation (worker shutdown) fail this run, so the workflow runs the dispatcher again on a live worker.

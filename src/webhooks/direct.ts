@@ -37,6 +37,11 @@ const RATE_WINDOW_MS = 2_000;
 /** How long dispatch waits for a busy endpoint's first answers before its rate is known. */
 const RATE_UNKNOWN_HOLD_MS = 1_000;
 
+/** Failed first attempts that may wait for their workflow start at once before failing endpoints get no more. */
+const HANDOFF_QUEUE_MAX = 64;
+/** Workflow starts under way at once (the hand-overs of all lanes together). */
+const HANDOFF_CONCURRENCY = 32;
+
 /** How long an entitlement answer is reused (a plan change reaches first attempts within this time). */
 const ENTITLEMENT_TTL_MS = 1_000;
 /** An endpoint whose deliveries could not even be prepared (e.g. its secret does not decrypt) waits this long. */
@@ -75,6 +80,7 @@ export interface DirectSenderOptions {
 }
 
 interface Taken {
+  consecutive_failures: number;
   id: string;
   endpoint_id: string;
   account_id: string;
@@ -109,12 +115,16 @@ export class DirectSender {
   private readonly coolUntil = new Map<string, number>();
   private readonly entitled = new Map<string, { ok: boolean; at: number }>();
   private inFlight = 0;
+  /** Failed first attempts waiting for their workflow to start. */
+  private handingOff = 0;
   private finished: Finished[] = [];
   private flushing: Promise<void> | null = null;
   private flushFailures = 0;
   private readonly sends = new Set<Promise<void>>();
   private readonly handOffs = new Set<Promise<void>>();
   private readonly asking = new Set<string>();
+  private starting = 0;
+  private readonly startWaiters: Array<() => void> = [];
   /** Per endpoint: since when its lane has been busy without a break. */
   private readonly laneStarted = new Map<string, number>();
   /** Per endpoint: when its recent attempts were recorded (for its delivery rate). */
@@ -143,7 +153,7 @@ export class DirectSender {
     const full = [...this.busy].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
     for (const [id, until] of this.coolUntil) if (until > now) full.push(id); else this.coolUntil.delete(id);
     const result = await this.db.raw<{ rows: Taken[] }>(`
-      select d.id, d.endpoint_id, e.account_id, d.event_id, d.event_type, d.body, e.url, e.secret_encrypted
+      select d.id, d.endpoint_id, e.account_id, d.event_id, d.event_type, d.body, e.url, e.secret_encrypted, e.consecutive_failures
       from webhook_endpoints e
       cross join lateral (
         select d.id, d.endpoint_id, d.event_id, d.event_type, d.body from webhook_deliveries d
@@ -166,7 +176,11 @@ export class DirectSender {
     const accounts = [...new Set(result.rows.map((r) => String(r.account_id)))];
     const allowed = new Set<string>();
     for (const account of accounts) if (await this.isEntitled(account, now)) allowed.add(account);
-    const lanes = [...byEndpoint.values()].filter((list) => list.length > 0 && allowed.has(String(list[0].account_id)));
+    // While many failed first attempts wait for their workflows, endpoints that are failing wait too: their next
+    // attempts would most likely fail and queue behind them, and their retry timers would start late (T5).
+    const throttleFailing = this.handingOff >= HANDOFF_QUEUE_MAX;
+    const lanes = [...byEndpoint.values()].filter((list) => list.length > 0 && allowed.has(String(list[0].account_id))
+      && !(throttleFailing && list[0].consecutive_failures > 0));
     const picked: Taken[][] = lanes.map(() => []);
     let left = room;
     for (let i = 0; left > 0; i++) {
@@ -251,7 +265,8 @@ export class DirectSender {
         // Not the receiver's fault and not an attempt: leave the deliveries pending and look again later.
         log.error({ err: error, endpointId }, 'webhook deliveries could not be prepared; trying again later');
         this.coolUntil.set(endpointId, Date.now() + COOL_DOWN_MS);
-        this.release(batch.map((row) => ({ deliveryId: String(row.id), endpointId })));
+        this.inFlight -= batch.length;
+        this.release(batch.map((row) => ({ deliveryId: String(row.id), endpointId })), { slot: true });
         return;
       }
       // A temporary DNS failure is retried like a connection error; any other address refusal is persistent.
@@ -269,17 +284,27 @@ export class DirectSender {
         result = await postWebhook({ url: destination.url, hostname: destination.hostname, addresses: destination.addresses, headers, body: row.body, timeoutMs: this.settings.timeoutMs });
       }
       this.finished.push({ deliveryId: String(row.id), endpointId, eventId: row.event_id, attemptedAt: started, result });
+      // A 2xx frees its slot at once (the receiver is done with it); a failure keeps it until its hand-over.
+      if (result.outcome === 'success') this.freeSlot(endpointId);
       this.scheduleFlush();
     }));
   }
 
-  /** Gives up deliveries without an attempt: they stay PENDING for the next round. */
-  private release(items: { deliveryId: string; endpointId: string }[]): void {
+  /**
+   * One request of the endpoint's lane is over. The dispatcher is woken when half the lane is free (or all of it), so
+   * a lane is refilled in groups rather than with a query per finished request.
+   */
+  private freeSlot(endpointId: string): void {
+    const left = (this.busy.get(endpointId) ?? 1) - 1;
+    if (left > 0) this.busy.set(endpointId, left); else this.busy.delete(endpointId);
+    if (left === 0 || left === Math.floor(this.perEndpoint / 2)) this.options.onProgress?.();
+  }
+
+  /** Deliveries that leave this sender: their claim ends, and with `slot` their lane slot too. */
+  private release(items: { deliveryId: string; endpointId: string }[], opts: { slot: boolean }): void {
     for (const item of items) {
       claimed.delete(item.deliveryId);
-      const left = (this.busy.get(item.endpointId) ?? 1) - 1;
-      if (left > 0) this.busy.set(item.endpointId, left); else this.busy.delete(item.endpointId);
-      this.inFlight--;
+      if (opts.slot) this.freeSlot(item.endpointId);
     }
     this.options.onProgress?.();
   }
@@ -372,10 +397,14 @@ export class DirectSender {
     }
     // Recorded: everything but the retries leaves its lane now; a retry holds its slot until its workflow runs, so a
     // failing endpoint's lane goes only as fast as its hand-overs (and its retry timers start on time).
+    this.inFlight -= batch.length;
     const handedOver = new Set(retries.map((r) => r.deliveryId));
-    this.release(batch.filter((f) => !handedOver.has(f.deliveryId)).map((f) => ({ deliveryId: f.deliveryId, endpointId: f.endpointId })));
+    const done = batch.filter((f) => !handedOver.has(f.deliveryId));
+    this.release(done.filter((f) => f.result.outcome === 'success').map((f) => ({ deliveryId: f.deliveryId, endpointId: f.endpointId })), { slot: false });
+    this.release(done.filter((f) => f.result.outcome !== 'success').map((f) => ({ deliveryId: f.deliveryId, endpointId: f.endpointId })), { slot: true });
     if (retries.length > 0) {
       this.totals.retrying += retries.length;
+      this.handingOff += retries.length;
       const work = this.handOver(retries);
       this.handOffs.add(work);
       void work.finally(() => this.handOffs.delete(work));
@@ -393,15 +422,31 @@ export class DirectSender {
     void work.finally(() => this.handOffs.delete(work));
   }
 
+  /** Runs `fn` when one of HANDOFF_CONCURRENCY start slots is free. */
+  private async withStartSlot<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.starting >= HANDOFF_CONCURRENCY) await new Promise<void>((resolve) => this.startWaiters.push(resolve));
+    this.starting++;
+    try {
+      return await fn();
+    } finally {
+      this.starting--;
+      this.startWaiters.shift()?.();
+    }
+  }
+
   private async handOver(retries: RetryHandOff[]): Promise<void> {
     try {
-      const started = await this.options.handOff(retries);
+      const outcomes = await Promise.allSettled(retries.map((retry) => this.withStartSlot(() => this.options.handOff([retry]))));
+      const started = outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value : []));
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) log.warn({ err: failed.reason, deliveries: retries.length - started.length }, 'some failed first attempts could not be handed to their workflows; the dispatcher retries');
       if (started.length > 0) await this.db('webhook_deliveries').whereIn('id', started).whereNull('workflow_started_at').update({ workflow_started_at: this.db.fn.now() });
     } catch (error) {
       // Temporal or Postgres unreachable: the dispatcher starts these workflows later (startPendingDeliveries).
       log.warn({ err: error, deliveries: retries.length }, 'handing failed first attempts to their workflows failed; the dispatcher retries');
     } finally {
-      this.release(retries);
+      this.handingOff -= retries.length;
+      this.release(retries, { slot: true });
     }
   }
 

@@ -22,8 +22,8 @@ export interface WorkSignal {
   close(): Promise<void>;
 }
 
-/** The connection string of a knex instance, for the one connection that LISTENs outside the pool. */
-function connectionOf(db: Db): string | pg.ClientConfig {
+/** The connection settings of a knex instance, for connections made outside its pool. */
+export function connectionOf(db: Db): string | pg.ClientConfig {
   return (db.client as { config: { connection: string | pg.ClientConfig } }).config.connection;
 }
 
