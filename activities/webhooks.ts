@@ -5,24 +5,29 @@
  */
 import { Context } from '@temporalio/activity';
 import { loadConfig } from '../src/config/index.js';
-import type { Db } from '../src/db/knex.js';
+import { createDb, type Db } from '../src/db/knex.js';
 import { logger } from '../src/logger.js';
 import { loadSecrets } from '../src/secrets.js';
 import { webhookWorkflowsClient } from '../src/temporal/webhooks.js';
 import { attemptDelivery, currentStatus, type AttemptInput, type AttemptResult } from '../src/webhooks/delivery.js';
 import type { DeliveryStatus } from '../src/webhooks/delivery.js';
-import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries } from '../src/webhooks/dispatch.js';
+import { claimedDeliveries, DirectSender } from '../src/webhooks/direct.js';
+import { dispatchOutboxBatch, inParallel, startPendingDeliveries, wakeHeldDeliveries, type DispatchResult } from '../src/webhooks/dispatch.js';
 import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
 import { purgeDeliveryLog } from '../src/webhooks/retention.js';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings.js';
+import { connectionOf, listenForWork } from '../src/webhooks/wakeups.js';
 
 export interface WebhookActivityDeps {
   db: Db;
   /** Delivery settings; when absent they come from the configuration on first use. */
   webhooks?: WebhookSettings;
-  /** How long the dispatcher waits when it found nothing to do (default 100 ms). */
+  /** How long the dispatcher waits for a notification when it found nothing to do (default 250 ms: the safety net). */
   dispatcherIdleMs?: number;
 }
+
+/** How often the dispatcher looks for workflows to start or wake, and its longest sleep without a notification. */
+const UPKEEP_INTERVAL_MS = 250;
 
 const log = logger.child({ component: 'webhooks' });
 
@@ -74,33 +79,80 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /**
-     * The dispatcher loop for `runForMs`: dispatches outbox events into deliveries, asks the actors of endpoints over
-     * 5,000 pending to check, starts workflows for pending deliveries without one, and wakes held deliveries whose
-     * endpoint may send again. Heartbeats every round; ends early when the worker shuts down.
+     * The dispatcher loop for `runForMs`: dispatches outbox events into deliveries, makes every delivery's first
+     * attempt itself (direct.ts, T4) and hands only failed ones to their workflows, asks the actors of endpoints over
+     * 5,000 pending to check, starts workflows for retried or held deliveries without one, and wakes held deliveries
+     * whose endpoint may send again. Sleeps until Postgres notifies new work (LISTEN, T6) or a batch finished, polling
+     * as a safety net. A failing round (Postgres restarting) is logged and tried again; heartbeats every round; ends
+     * early when the worker shuts down.
      */
-    async runWebhookDispatcher(input: { runForMs: number }): Promise<{ events: number; deliveries: number; started: number; woken: number }> {
+    async runWebhookDispatcher(input: { runForMs: number }): Promise<{ events: number; deliveries: number; started: number; woken: number; sent: number }> {
       const ctx = Context.current();
       const workflows = temporal();
-      const totals = { events: 0, deliveries: 0, started: 0, woken: 0 };
+      const totals = { events: 0, deliveries: 0, started: 0, woken: 0, sent: 0 };
+      const work = listenForWork(deps.db);
+      // The loop and the first attempts get connections of their own: retry workflows that fire together use the
+      // shared pool, and must not make healthy endpoints' first attempts wait for a connection (T5).
+      const loopDb = createDb(connectionOf(deps.db) as string, { min: 0, max: 4 });
+      const sender = new DirectSender(loopDb, getSettings(), {
+        handOff: async (retries) => {
+          const started: string[] = [];
+          await inParallel(retries, retries.length, async (retry) => {
+            await workflows.start(retry);
+            started.push(retry.deliveryId);
+          });
+          return started;
+        },
+        checkEndpoint: (endpointId) => workflows.checkEndpoint(endpointId),
+        onProgress: () => work.poke(),
+      });
       const until = Date.now() + input.runForMs;
-      while (Date.now() < until) {
-        ctx.heartbeat(totals);
-        if (ctx.cancellationSignal.aborted) break;
-        const dispatched = await dispatchOutboxBatch(deps.db);
-        for (const endpointId of dispatched.overPendingLimit) await workflows.checkEndpoint(endpointId);
-        const started = await startPendingDeliveries(deps.db, workflows);
-        const woken = await wakeHeldDeliveries(deps.db, workflows);
-        totals.events += dispatched.events;
-        totals.deliveries += dispatched.deliveries;
-        totals.started += started;
-        totals.woken += woken;
-        if (dispatched.events === 0 && started === 0 && woken === 0) {
+      let lastUpkeep = 0;
+      let failures = 0;
+      let holdDispatch = false;
+      let bursting = false;
+      try {
+        while (Date.now() < until) {
+          ctx.heartbeat(totals);
+          if (ctx.cancellationSignal.aborted) break;
           try {
-            await ctx.sleep(deps.dispatcherIdleMs ?? 100);
-          } catch {
-            break;
+            // A burst waits in the outbox while a fast endpoint works through what it already has (T7); looked at
+            // before every batch while a burst is being dispatched, else a few times a second.
+            if (bursting) holdDispatch = await sender.shouldHoldDispatch();
+            // The outbox is read when NOTIFY told of new events, while a burst lasts, and at every upkeep (safety net).
+            const upkeepDue = Date.now() - lastUpkeep >= UPKEEP_INTERVAL_MS;
+            const readOutbox: boolean = !holdDispatch && (work.takeOutboxNews() || bursting || upkeepDue);
+            const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(loopDb) : { events: 0, deliveries: 0, overPendingLimit: [] };
+            bursting = dispatched.events > 0;
+            for (const endpointId of dispatched.overPendingLimit) await workflows.checkEndpoint(endpointId);
+            const taken = await sender.fill();
+            // Workflow starts and wake-ups are rare work: look for them a few times a second, not every round.
+            let started = 0;
+            let woken = 0;
+            if (upkeepDue) {
+              lastUpkeep = Date.now();
+              holdDispatch = await sender.shouldHoldDispatch();
+              started = await startPendingDeliveries(loopDb, workflows, 500, 32, { afterFirstAttemptOnly: true, exclude: claimedDeliveries() });
+              woken = await wakeHeldDeliveries(loopDb, workflows);
+            }
+            totals.events += dispatched.events;
+            totals.deliveries += dispatched.deliveries;
+            totals.started += started;
+            totals.woken += woken;
+            totals.sent = sender.totals.sent;
+            failures = 0;
+            if (dispatched.events === 0 && taken === 0 && started === 0 && woken === 0) await work.wait(deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS);
+          } catch (error) {
+            // Postgres or Temporal unreachable for a moment: deliveries stay in Postgres; try again with back-off.
+            failures++;
+            log.warn({ err: error, failures }, 'webhook dispatcher round failed; trying again');
+            await work.wait(Math.min(250 * 2 ** failures, 5_000));
           }
         }
+      } finally {
+        await sender.drain();
+        await work.close();
+        await loopDb.destroy();
       }
       if (totals.events > 0) log.debug(totals, 'webhook dispatcher round');
       // On cancellation (worker shutdown) fail this run, so the workflow runs the dispatcher again on a live worker.

@@ -1,11 +1,14 @@
 /**
- * `npm run bench:webhooks`: outbound webhooks end to end on a real Postgres and a real Temporal dev server.
+ * `npm run bench:webhooks`: outbound webhooks end to end on a real Postgres and a real Temporal dev server, every
+ * scenario of issue 15 point 6 in one run, each with its own receivers (and endpoints), beside a plain loop of signed
+ * POSTs to the same receivers in the same run:
  * 0. Latency: BENCH_SINGLE events (default 20) one at a time, event to receipt, without queueing.
- * 1. Fan-out: BENCH_EVENTS events (default 1,000) to BENCH_RECEIVERS local receivers (default 4) through the whole path
- *    (outbox → dispatcher → delivery workflow → signed POST): deliveries per second, p50/p99 from event to receipt;
- *    beside it, in the same run, the same number of signed POSTs in a plain loop with the worker's concurrency (the
- *    ceiling), and the ratio.
- * 2. Retry timers: BENCH_RETRIES deliveries (default 5,000) whose first attempt fails, retried after
+ * a. Fan-out: BENCH_EVENTS events (default 1,000) × BENCH_RECEIVERS receivers (default 4), one burst: deliveries/s end
+ *    to end, p50/p99 event committed → receipt; the plain loop (same count, same receivers) and the ratio.
+ * b. One receiver: BENCH_SINGLE_RECEIVER_EVENTS events (default 10,000) × 1 receiver, with its plain loop.
+ * c. Sustained: BENCH_RATE events/s (default 200) for BENCH_SECONDS (default 60) to 4 receivers: p50/p99.
+ * d. (a) again while a fifth endpoint times out (10 s) on every attempt: the healthy receivers' figures against (a).
+ * e. Retry timers: BENCH_RETRIES deliveries (default 5,000) whose first attempt fails, retried after
  *    WEBHOOK_RETRY_SCHEDULE (default 5s here): how late the retry arrives after its timer was due.
  * Uses its own database (created and dropped on the embedded Postgres or DATABASE_URL's server) and an in-memory
  * Temporal dev server (or TEMPORAL_ADDRESS).
@@ -31,9 +34,12 @@ import { percentile } from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 4);
+const ONE_RECEIVER_EVENTS = Number(process.env.BENCH_SINGLE_RECEIVER_EVENTS ?? 10_000);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const RETRIES = Number(process.env.BENCH_RETRIES ?? 5000);
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 20);
-/** The worker runs at most this many attempts at once (the SDK's default activity concurrency); the loop matches it. */
+/** The plain loop's requests at once: what the direct path may have under way to 4 endpoints and more. */
 const CONCURRENCY = 100;
 /** Retry deliveries are spread over endpoints of 25 each, so no endpoint reaches 30 failures in a row and pauses. */
 const RETRY_EVENTS = 25;
@@ -58,13 +64,20 @@ async function startReceiver(reply: (deliveryId: string) => number) {
       const eventId = String(req.headers['x-service-event-id']);
       const status = reply(String(req.headers['x-service-delivery']));
       receipts.push({ at: performance.timeOrigin + performance.now(), eventId, status });
-      res.writeHead(status).end();
+      // 0: never answer (the client times out).
+      if (status !== 0) res.writeHead(status).end();
     });
   });
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { base, secrets, receipts, bad: () => badSignatures, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    base, secrets, receipts, bad: () => badSignatures,
+    close: () => new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    }),
+  };
 }
 
 async function waitFor(what: string, predicate: () => Promise<boolean> | boolean, timeoutMs = 600_000): Promise<void> {
@@ -118,60 +131,116 @@ async function main() {
     const shopRef = { id: String(shop.id), code: shop.code as string };
     const endpointDeps = { secretsKey: settings.secretsKey, allowLoopback: true, resolve: systemResolver };
 
-    // 1. Fan-out, then the plain loop to the same receivers.
-    for (let i = 0; i < RECEIVERS; i++) receivers.push(await startReceiver(() => 200));
-    for (const [i, r] of receivers.entries()) {
-      const created = await createEndpoint(db, endpointDeps, { accountId, name: `fan-out ${i}`, url: `${r.base}/fan-out`, events: ['order.created'], shops: 'all', createdBy: 'bench' });
-      r.secrets.set('/fan-out', created.secret);
-    }
+    type BenchReceiver = Awaited<ReturnType<typeof startReceiver>>;
+    let scenario = 0;
+    /** `n` receivers, each behind an endpoint of its own subscribed to order.created; earlier scenarios' endpoints are disabled. */
+    const receiversFor = async (n: number, reply: () => number = () => 200): Promise<BenchReceiver[]> => {
+      await db('webhook_endpoints').where({ account_id: accountId }).whereNot('state', 'disabled').update({ state: 'disabled' });
+      scenario++;
+      const list: BenchReceiver[] = [];
+      for (let i = 0; i < n; i++) {
+        const r = await startReceiver(reply);
+        receivers.push(r);
+        const created = await createEndpoint(db, endpointDeps, { accountId, name: `scenario ${scenario} receiver ${i}`, url: `${r.base}/s${scenario}`, events: ['order.created'], shops: 'all', createdBy: 'bench' });
+        r.secrets.set(`/s${scenario}`, created.secret);
+        list.push(r);
+      }
+      return list;
+    };
+    /** Waits until `targets` have `total` receipts; deliveries/s from the first commit to the last receipt, latencies. */
+    const measureDeliveries = async (what: string, targets: BenchReceiver[], sentAt: Map<string, number>, total: number) => {
+      await waitFor(what, () => targets.reduce((n, r) => n + r.receipts.length, 0) >= total);
+      const started = Math.min(...sentAt.values());
+      const latencies = targets.flatMap((r) => r.receipts.map((x) => x.at - sentAt.get(x.eventId)!)).sort((a, b) => a - b);
+      const lastReceipt = Math.max(...targets.flatMap((r) => r.receipts.map((x) => x.at)));
+      const distinct = targets.reduce((n, r) => n + new Set(r.receipts.map((x) => x.eventId)).size, 0);
+      const duplicates = targets.reduce((n, r) => n + r.receipts.length, 0) - distinct;
+      const m = { rate: total / ((lastReceipt - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), complete: distinct === total, duplicates };
+      process.stderr.write(`   ${what}: ${fmt(m.rate)}/s, p50 ${fmt(m.p50)} ms, p99 ${fmt(m.p99)} ms\n`);
+      return m;
+    };
+    /** The same number of signed POSTs as a plain loop (CONCURRENCY at once) to the same receivers: the ceiling. */
+    const plainLoop = async (targets: BenchReceiver[], total: number) => {
+      const agent = new Agent({ connections: CONCURRENCY });
+      const loopSecret = 'whsec_bench-plain-loop';
+      for (const r of targets) r.secrets.set('/plain', loopSecret);
+      const body = JSON.stringify({ event_id: crypto.randomUUID(), event_type: 'order.created', version: 1, occurred_at: new Date().toISOString(), tenant: 'benchhooks', store: 'sk', resource: { type: 'order', id: 'X' }, data: { order_code: 'X' } });
+      const latencies: number[] = [];
+      let next = 0;
+      const loopStart = performance.now();
+      await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+        while (next < total) {
+          const i = next++;
+          const timestamp = Math.floor(Date.now() / 1000);
+          const t0 = performance.now();
+          const res = await request(`${targets[i % targets.length].base}/plain`, {
+            method: 'POST', dispatcher: agent, body,
+            headers: { 'Content-Type': 'application/json', 'X-Service-Event-Id': `plain-${i}`, 'X-Service-Timestamp': String(timestamp), 'X-Service-Signature': signatureHeader(loopSecret, timestamp, body) },
+          });
+          await res.body.dump();
+          latencies.push(performance.now() - t0);
+        }
+      }));
+      const rate = total / ((performance.now() - loopStart) / 1000);
+      latencies.sort((a, b) => a - b);
+      await agent.close();
+      for (const r of targets) r.receipts.splice(0, r.receipts.length, ...r.receipts.filter((x) => !x.eventId.startsWith('plain')));
+      return { rate, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    };
     await ensureWebhookWorkflows(client, taskQueue, { retentionSchedule: false });
 
     // 0. One event at a time on an idle system: the latency of the path itself, without queueing.
+    const fanOut = await receiversFor(RECEIVERS);
     const single: number[] = [];
     for (let i = 0; i < SINGLE; i++) {
       const sent = await burst(db, accountId, shopRef, 'order.created', 1);
       const [eventId, at] = [...sent][0];
-      await waitFor('a single delivery', () => receivers.every((r) => r.receipts.some((x) => x.eventId === eventId)));
-      single.push(Math.max(...receivers.map((r) => r.receipts.find((x) => x.eventId === eventId)!.at)) - at);
+      await waitFor('a single delivery', () => fanOut.every((r) => r.receipts.some((x) => x.eventId === eventId)));
+      single.push(Math.max(...fanOut.map((r) => r.receipts.find((x) => x.eventId === eventId)!.at)) - at);
     }
     single.sort((a, b) => a - b);
-    for (const r of receivers) r.receipts.length = 0;
+    for (const r of fanOut) r.receipts.length = 0;
 
+    // a. Fan-out burst, then the plain loop to the same receivers.
     const total = EVENTS * RECEIVERS;
-    process.stderr.write(`fan-out: ${EVENTS} events x ${RECEIVERS} receivers = ${total} deliveries...\n`);
-    const sentAt = await burst(db, accountId, shopRef, 'order.created', EVENTS);
-    const started = Math.min(...sentAt.values());
-    await waitFor('the fan-out deliveries', () => receivers.reduce((n, r) => n + r.receipts.length, 0) >= total);
-    const latencies = receivers.flatMap((r) => r.receipts.map((x) => x.at - sentAt.get(x.eventId)!)).sort((a, b) => a - b);
-    const lastReceipt = Math.max(...receivers.flatMap((r) => r.receipts.map((x) => x.at)));
-    const e2eRate = total / ((lastReceipt - started) / 1000);
-    const distinct = receivers.reduce((n, r) => n + new Set(r.receipts.map((x) => x.eventId)).size, 0);
+    process.stderr.write(`a. fan-out: ${EVENTS} events x ${RECEIVERS} receivers = ${total} deliveries...\n`);
+    const a = await measureDeliveries('the fan-out deliveries', fanOut, await burst(db, accountId, shopRef, 'order.created', EVENTS), total);
+    const aLoop = await plainLoop(fanOut, total);
 
-    const agent = new Agent({ connections: CONCURRENCY });
-    const loopSecret = 'whsec_bench-plain-loop';
-    for (const r of receivers) r.secrets.set('/plain', loopSecret);
-    const body = JSON.stringify({ event_id: crypto.randomUUID(), event_type: 'order.created', version: 1, occurred_at: new Date().toISOString(), tenant: 'benchhooks', store: 'sk', resource: { type: 'order', id: 'X' }, data: { order_code: 'X' } });
-    const loopLatencies: number[] = [];
-    let next = 0;
-    const loopStart = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < total) {
-        const i = next++;
-        const timestamp = Math.floor(Date.now() / 1000);
-        const t0 = performance.now();
-        const res = await request(`${receivers[i % RECEIVERS].base}/plain`, {
-          method: 'POST', dispatcher: agent, body,
-          headers: { 'Content-Type': 'application/json', 'X-Service-Event-Id': `plain-${i}`, 'X-Service-Timestamp': String(timestamp), 'X-Service-Signature': signatureHeader(loopSecret, timestamp, body) },
-        });
-        await res.body.dump();
-        loopLatencies.push(performance.now() - t0);
-      }
-    }));
-    const loopRate = total / ((performance.now() - loopStart) / 1000);
-    loopLatencies.sort((a, b) => a - b);
-    await agent.close();
+    // b. One receiver, a long queue.
+    process.stderr.write(`b. one receiver: ${ONE_RECEIVER_EVENTS} events...\n`);
+    const oneReceiver = await receiversFor(1);
+    const b = await measureDeliveries('the one-receiver deliveries', oneReceiver, await burst(db, accountId, shopRef, 'order.created', ONE_RECEIVER_EVENTS), ONE_RECEIVER_EVENTS);
+    const bLoop = await plainLoop(oneReceiver, ONE_RECEIVER_EVENTS);
 
-    // 2. Retry timers: every delivery's first attempt fails with 503, the retry after the schedule's delay is answered.
+    // c. A sustained rate: every 50 ms a twentieth of a second's events.
+    process.stderr.write(`c. sustained: ${RATE} events/s for ${SECONDS} s to ${RECEIVERS} receivers...\n`);
+    const sustained = await receiversFor(RECEIVERS);
+    const cSent = new Map<string, number>();
+    const perTick = RATE / 20;
+    const cStart = performance.now();
+    for (let tick = 0; tick < SECONDS * 20; tick++) {
+      const due = cStart + tick * 50;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const count = Math.floor((tick + 1) * perTick) - Math.floor(tick * perTick);
+      if (count > 0) for (const [id, at] of await burst(db, accountId, shopRef, 'order.created', count)) cSent.set(id, at);
+    }
+    const cSeconds = (performance.now() - cStart) / 1000;
+    const c = await measureDeliveries('the sustained deliveries', sustained, cSent, cSent.size * RECEIVERS);
+
+    // d. (a) again while a fifth endpoint never answers (every attempt times out after 10 s).
+    process.stderr.write(`d. fan-out with a fifth endpoint that times out...\n`);
+    const healthy = await receiversFor(RECEIVERS);
+    const hanging = await startReceiver(() => 0);
+    receivers.push(hanging);
+    const hangingEndpoint = await createEndpoint(db, endpointDeps, { accountId, name: 'times out', url: `${hanging.base}/hang`, events: ['order.created'], shops: 'all', createdBy: 'bench' });
+    hanging.secrets.set('/hang', hangingEndpoint.secret);
+    const d = await measureDeliveries('the healthy deliveries beside a timing-out endpoint', healthy, await burst(db, accountId, shopRef, 'order.created', EVENTS), total);
+    const hangingRequests = hanging.receipts.length;
+    await db('webhook_endpoints').where({ id: hangingEndpoint.id }).update({ state: 'disabled' });
+
+    // e. Retry timers: every delivery's first attempt fails with 503, the retry after the schedule's delay is answered.
     const retryEndpoints = Math.ceil(RETRIES / RETRY_EVENTS);
     const seen = new Set<string>();
     const flaky = await startReceiver((deliveryId) => (seen.has(deliveryId) ? 200 : (seen.add(deliveryId), 503)));
@@ -198,18 +267,24 @@ async function main() {
     const lateness = [...byDelivery.values()].filter((e) => e.first && e.second).map((e) => e.second! - (e.first! + retryScheduleMs[0])).sort((a, b) => a - b);
     const firstAttemptsDone = Math.max(...[...byDelivery.values()].map((e) => e.first ?? 0));
 
+    const row = (label: string, m: { rate: number; p50: number; p99: number }, note = '') =>
+      `  ${label.padEnd(52)} ${fmt(m.rate).padStart(12)} ${fmt(m.p50).padStart(9)} ${fmt(m.p99).padStart(9)}${note}`;
+    const checks = (m: { complete: boolean; duplicates: number }) => `every event at every receiver: ${m.complete ? 'yes' : 'NO'}; duplicates: ${m.duplicates}`;
     const lines = [
       `Single events on an idle system (${SINGLE}, one at a time, each to ${RECEIVERS} receivers): event committed → last receipt p50 ${fmt(percentile(single, 50))} ms, p99 ${fmt(percentile(single, 99))} ms`,
       '',
-      `Webhooks fan-out: ${EVENTS} events x ${RECEIVERS} receivers = ${total} deliveries (one burst), worker concurrency ${CONCURRENCY}, same run`,
-      `  ${'path'.padEnd(44)} ${'deliveries/s'.padStart(12)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)}`,
-      `  ${'outbox → dispatcher → workflow → POST'.padEnd(44)} ${fmt(e2eRate).padStart(12)} ${fmt(percentile(latencies, 50)).padStart(9)} ${fmt(percentile(latencies, 99)).padStart(9)}   (event committed → receipt)`,
-      `  ${`plain loop of signed POSTs (${CONCURRENCY} at once)`.padEnd(44)} ${fmt(loopRate).padStart(12)} ${fmt(percentile(loopLatencies, 50), 2).padStart(9)} ${fmt(percentile(loopLatencies, 99), 2).padStart(9)}   (request → reply)`,
-      `  ratio end-to-end / plain loop: ${(e2eRate / loopRate).toFixed(3)}x throughput; every event at every receiver: ${distinct === total ? 'yes' : `NO (${distinct} of ${total})`}; duplicates: ${receivers.slice(0, RECEIVERS).reduce((n, r) => n + r.receipts.filter((x) => !x.eventId.startsWith('plain')).length, 0) - total}; bad signatures: ${receivers.reduce((n, r) => n + r.bad(), 0)}`,
+      `  ${'scenario (event committed → receipt; plain loop: request → reply)'.padEnd(52)} ${'deliveries/s'.padStart(12)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)}`,
+      row(`a. ${EVENTS} events x ${RECEIVERS} receivers (burst)`, a),
+      row(`   plain loop, same receivers (${CONCURRENCY} at once)`, aLoop, `   ratio ${(a.rate / aLoop.rate).toFixed(3)}x; ${checks(a)}`),
+      row(`b. ${ONE_RECEIVER_EVENTS} events x 1 receiver (burst)`, b),
+      row(`   plain loop, same receiver (${CONCURRENCY} at once)`, bLoop, `   ratio ${(b.rate / bLoop.rate).toFixed(3)}x; ${checks(b)}`),
+      row(`c. ${RATE} events/s for ${SECONDS} s x ${RECEIVERS} receivers`, c, `   (${fmt(cSent.size / cSeconds)} events/s offered); ${checks(c)}`),
+      row(`d. (a) beside a 5th endpoint that times out`, d, `   vs (a): ${(d.rate / a.rate).toFixed(2)}x rate, p99 ${(d.p99 / a.p99).toFixed(2)}x; ${checks(d)}; requests to the 5th: ${hangingRequests}`),
       '',
-      `Retry timers: ${lateness.length} deliveries whose first attempt failed (503), retry delay ${retryScheduleMs[0]} ms`,
+      `e. Retry timers: ${lateness.length} deliveries whose first attempt failed (503), retry delay ${retryScheduleMs[0]} ms`,
       `  first attempts of all ${retryTotal} done ${fmt((firstAttemptsDone - firstRetryAt) / 1000)} s after the burst`,
       `  retry arrived after it was due by: p50 ${fmt(percentile(lateness, 50))} ms, p99 ${fmt(percentile(lateness, 99))} ms, max ${fmt(lateness[lateness.length - 1] ?? NaN)} ms`,
+      `  bad signatures over the whole run: ${receivers.reduce((n, r) => n + r.bad(), 0)}`,
     ];
     process.stdout.write(lines.join('\n') + '\n');
   } finally {

@@ -38,6 +38,11 @@ export interface WebhookDeliveryInput {
   firstAttempt: number;
   /** Delays between attempts in ms; attempts = delays + 1 (D17 allows shorter ones outside production). */
   retryScheduleMs: number[];
+  /**
+   * Set when attempt `firstAttempt` was already made and logged outside this workflow (the dispatcher's direct path,
+   * T4): when the next attempt is due (epoch ms), so the retry timer counts from that attempt, not from this start.
+   */
+  firstRetryAt?: number;
 }
 
 /** Delivers one delivery until it is SENT, FAILED or SKIPPED; returns that status. */
@@ -55,7 +60,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     if (result.outcome === 'retry') {
       // A wake-up during the wait means the delivery may have ended (endpoint disabled or deleted): end now if it
       // did, else wait out the rest, so the retry schedule holds exactly.
-      const retryAt = Date.now() + (retryDelayMs ?? 0);
+      const retryAt = attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt : Date.now() + (retryDelayMs ?? 0);
       for (woken = false; Date.now() < retryAt; woken = false) {
         if (!(await condition(() => woken, retryAt - Date.now()))) break;
         const status = await webhookDeliveryStatus({ deliveryId: input.deliveryId });
@@ -68,7 +73,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
     // A delivery held for weeks loops once an hour: keep the history short.
     if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 2_000) {
-      await continueAsNew<typeof webhookDeliveryWorkflow>({ ...input, firstAttempt: attempt });
+      await continueAsNew<typeof webhookDeliveryWorkflow>({ ...input, firstAttempt: attempt, firstRetryAt: undefined });
     }
   }
 }

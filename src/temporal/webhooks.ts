@@ -59,7 +59,7 @@ export async function notifyEndpointActor(config: Config, endpointId: string): P
 
 /** Starts, wakes and signals the webhook workflows of `taskQueue` (the dispatcher's and the actor's reach into Temporal). */
 export function webhookWorkflowsClient(client: Client, taskQueue: string, retryScheduleMs: number[]): DeliveryWorkflows & { checkEndpoint(endpointId: string): Promise<void> } {
-  const deliveryArgs = (d: { deliveryId: string; endpointId: string; firstAttempt: number }): [WebhookDeliveryInput] => [{ ...d, retryScheduleMs }];
+  const deliveryArgs = (d: { deliveryId: string; endpointId: string; firstAttempt: number; firstRetryAt?: number }): [WebhookDeliveryInput] => [{ ...d, retryScheduleMs }];
   return {
     async start(d) {
       try {

@@ -23,6 +23,8 @@ export interface WorkerDeps {
   webhooks?: WebhookSettings;
   /** DEMO_CLOCK_SPEED for the demo platform's clock (default real time). */
   demoClockSpeed?: number;
+  /** The webhook dispatcher's longest sleep without a notification (tests lengthen it to prove LISTEN/NOTIFY wakes it). */
+  dispatcherIdleMs?: number;
 }
 
 let runtimeInstalled = false;
@@ -58,7 +60,7 @@ export async function createWorker(deps: WorkerDeps): Promise<{ worker: Worker; 
     namespace: deps.namespace,
     taskQueue: deps.taskQueue ?? TASK_QUEUE,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ db: deps.db, webhooks: deps.webhooks, demoClockSpeed: deps.demoClockSpeed }),
+    activities: createActivities({ db: deps.db, webhooks: deps.webhooks, demoClockSpeed: deps.demoClockSpeed, dispatcherIdleMs: deps.dispatcherIdleMs }),
   });
   return { worker, connection };
 }

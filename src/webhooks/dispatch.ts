@@ -110,6 +110,8 @@ export interface StartableDelivery {
   endpointId: string;
   /** The attempt its workflow starts with: attempts continue (D15). */
   firstAttempt: number;
+  /** When `firstAttempt` was made already (direct path, T4): when the next one is due (epoch ms). */
+  firstRetryAt?: number;
 }
 
 /** How the dispatcher reaches Temporal; activities implement it with the worker's client. */
@@ -127,21 +129,46 @@ const liveEnabledEndpoint = (q: Knex.QueryBuilder) => q.where('e.state', 'enable
  * commit and start), for enabled endpoints of accounts whose plan includes webhooks. A delivery is marked started
  * after its workflow runs, so a crash in between only means one more (idempotent) start.
  */
-export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflows, limit = 500, concurrency = 32): Promise<number> {
-  const base = () => liveEnabledEndpoint(db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .where('d.status', 'PENDING').whereNull('d.workflow_started_at'));
+export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflows, limit = 500, concurrency = 32, opts: StartPendingOptions = {}): Promise<number> {
+  const base = () => {
+    const q = liveEnabledEndpoint(db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .where('d.status', 'PENDING').whereNull('d.workflow_started_at'));
+    // The complement of the direct path's first attempts (direct.ts): retries, manual retries, and held ones.
+    if (opts.afterFirstAttemptOnly) q.where((w) => w.where('d.attempts', '>', 0).orWhereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at'));
+    return q;
+  };
   const accounts = (await base().distinct('e.account_id')).map((r) => String(r.account_id));
   if (accounts.length === 0) return 0;
   const entitled = await entitledAccounts(db, accounts);
   if (entitled.length === 0) return 0;
-  const rows: { id: string; endpoint_id: string; attempts: number }[] = await base().whereIn('e.account_id', entitled).select('d.id', 'd.endpoint_id', 'd.attempts').orderBy('d.id').limit(limit);
+  const found: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null }[] = await base().whereIn('e.account_id', entitled)
+    .select('d.id', 'd.endpoint_id', 'd.attempts', 'd.manual_retry_at', 'd.next_attempt_at').orderBy('d.id').limit(limit);
+  const rows = opts.exclude ? found.filter((row) => !opts.exclude!.has(String(row.id))) : found;
   const started: string[] = [];
   await inParallel(rows, concurrency, async (row) => {
-    await workflows.start({ deliveryId: String(row.id), endpointId: String(row.endpoint_id), firstAttempt: row.attempts + 1 });
+    await workflows.start(workflowStartOf(row));
     started.push(String(row.id));
   });
   if (started.length > 0) await db('webhook_deliveries').whereIn('id', started).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });
   return started.length;
+}
+
+export interface StartPendingOptions {
+  /** Leave deliveries waiting for their first attempt to the direct path (the dispatcher sets this). */
+  afterFirstAttemptOnly?: boolean;
+  /** Deliveries this process is handing over itself right now. */
+  exclude?: ReadonlySet<string>;
+}
+
+/**
+ * How a pending delivery's workflow starts: a manual retry with the next attempt at once (D15); a delivery whose last
+ * scheduled attempt failed (the direct path's first attempt, T4) by waiting for that attempt's retry time; a new one
+ * with attempt 1.
+ */
+export function workflowStartOf(row: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null }): StartableDelivery {
+  const base = { deliveryId: String(row.id), endpointId: String(row.endpoint_id) };
+  if (row.manual_retry_at || row.attempts === 0) return { ...base, firstAttempt: row.attempts + 1 };
+  return { ...base, firstAttempt: row.attempts, ...(row.next_attempt_at ? { firstRetryAt: row.next_attempt_at.getTime() } : {}) };
 }
 
 /**

@@ -53,7 +53,8 @@ test('When the worker is killed in the middle of a burst, then after another wor
   t.timeout(150_000);
   const { db } = t.context.database;
   const settings = testSettings();
-  const receivers = [await startReceiver({ reply: () => ({ status: 200, delayMs: 20 }) }), await startReceiver({ reply: () => ({ status: 200, delayMs: 20 }) })];
+  // Each reply takes 200 ms, so the direct path's 16 requests at once per receiver leave the burst unfinished at the crash.
+  const receivers = [await startReceiver({ reply: () => ({ status: 200, delayMs: 200 }) }), await startReceiver({ reply: () => ({ status: 200, delayMs: 200 }) })];
   t.context.receivers.push(...receivers);
   for (const r of receivers) r.secret = (await makeEndpoint(db, settings, { url: r.url, events: ['order.created'], shops: ['sk'] })).secret;
 

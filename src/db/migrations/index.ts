@@ -11,6 +11,7 @@ import * as m009 from './009_claims_coupons.js';
 import * as m010 from './010_affiliate_chatbot_suppliers.js';
 import * as m012 from './012_automations.js';
 import * as m011 from './011_people_oauth.js';
+import * as m013 from './013_webhook_direct_delivery.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -25,4 +26,5 @@ export const migrations = [
   { name: '010_affiliate_chatbot_suppliers', ...m010 },
   { name: '012_automations', ...m012 },
   { name: '011_people_oauth', ...m011 },
+  { name: '013_webhook_direct_delivery', ...m013 },
 ];
