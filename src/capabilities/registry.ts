@@ -4,13 +4,11 @@ import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
 import { inventoryMovements, inventoryProductAvailability, inventoryStock } from './areas/inventory.js';
 import { customersGet, customersList, customersPerformance } from './areas/customers.js';
-import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.js';
 import { reportsFinancialSummary, salesOrderPerformance, salesProductPerformance } from './areas/reports.js';
 import {
   analyticsAdvertisingCapability, analyticsChannelsCapability, analyticsComparisonCapability, analyticsMonthlyCapability,
   analyticsOrderCoverageCapability, analyticsOrderHeatmapCapability, analyticsOverviewCapability, analyticsRevenueSourcesCapability,
 } from './areas/analytics.js';
-import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
@@ -26,6 +24,7 @@ import {
   automationsCatalog, automationsCreateDraft, automationsGet, automationsList, automationsOptions, automationsRuns, automationsTemplates,
   automationsUpdateDraft, automationsValidateDraft,
 } from './areas/automations.js';
+import {
   chatbotConversation, chatbotConversations, chatbotOutcomesCapability, chatbotStatsCapability, chatbotTopicsCapability,
 } from './areas/chatbot.js';
 import {

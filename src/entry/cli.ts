@@ -17,8 +17,7 @@ const usage = `Usage: npm run cli -- <command> [--json]
   keys create --name N --scopes a,b|all --interfaces rest|mcp|rest,mcp --shops all|sk,cz [--account CODE] [--expires-in 30d]
   keys list [--account CODE]
   keys revoke ID [--account CODE]
-${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}  db migrate
-${webhooksUsage}${shopsUsage}${secretsUsage}${peopleUsage}  db migrate
+${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}${peopleUsage}  db migrate
   demo load [--size demo|bench] [--seed N] [--orders N]   (bench: an account "bench" with ~1,000,000 orders, via COPY)
 `;
 

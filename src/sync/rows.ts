@@ -7,8 +7,7 @@ import { formatMinor } from '../platforms/demo/money.js';
 import type {
   PlatformClaim, PlatformDocument, PlatformOrder, PlatformSearchConsoleProperty, PlatformSearchConsoleRun, PlatformShipment,
   PlatformStockItem, PlatformStockMovement, PlatformArticle, PlatformAvailability, PlatformCategoryTexts, PlatformContentCapabilities,
-  PlatformProductTexts,
-  PlatformStockItem, PlatformStockMovement, PlatformCoupon,
+  PlatformProductTexts, PlatformCoupon,
 } from '../platforms/types.js';
 import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
 import { maskAccount } from '../claims/accounts.js';
@@ -187,6 +186,9 @@ export function articleRow(shopId: string, a: PlatformArticle): Row {
   return {
     shop_id: shopId, article_id: a.id, kind: a.kind, title: a.title, text: a.text, url: a.url, preview_image_url: a.previewImageUrl,
     published_at: a.publishedAt, updated_at: a.updatedAt,
+  };
+}
+
 /** A coupon as the service mirrors it (issue 10, migration 009). */
 export function couponRow(shopId: string, c: PlatformCoupon): Row {
   const d = c.discount;

@@ -34,8 +34,9 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     workflowId,
     // Issue 10: the shop's welcome coupon (it always exists).
     couponCode: (await db('coupons').where({ shop_id: shop.id }).orderBy('created_at').first('code')).code,
+    // Catalogue texts (issue 8)
+    guid: category.guid,
   };
-    codes: `${product.code},NO-SUCH-ITEM`, guid: category.guid };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */

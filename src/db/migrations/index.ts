@@ -9,8 +9,8 @@ import * as m007 from './007_documents_stock_content.js';
 import * as m008 from './008_rollups_analytics.js';
 import * as m009 from './009_claims_coupons.js';
 import * as m010 from './010_affiliate_chatbot_suppliers.js';
-import * as m012 from './012_automations.js';
 import * as m011 from './011_people_oauth.js';
+import * as m012 from './012_automations.js';
 import * as m013 from './013_webhook_direct_delivery.js';
 
 export const migrations = [
@@ -24,7 +24,7 @@ export const migrations = [
   { name: '008_rollups_analytics', ...m008 },
   { name: '009_claims_coupons', ...m009 },
   { name: '010_affiliate_chatbot_suppliers', ...m010 },
-  { name: '012_automations', ...m012 },
   { name: '011_people_oauth', ...m011 },
+  { name: '012_automations', ...m012 },
   { name: '013_webhook_direct_delivery', ...m013 },
 ];

@@ -364,6 +364,10 @@ export class DemoPlatform implements ShopPlatformAdapter {
     const costs = companyCostsBetween(settings.seed, definition, sinceMs, untilMs, timeline.windowStartMs, timeline.ordersPerDayAtEnd, (ms) => timeline.eurRateAt(ms));
     for (let i = resume?.n ?? 0; i < costs.length; i += limit) {
       const slice = costs.slice(i, i + limit);
+      yield { records: slice, position: `c:${i + slice.length}` };
+    }
+  }
+
   /** The catalogue area: capabilities and dictionary on every read (the sync writes only differences), then what changed. */
   private async *catalogueChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
     const records = catalogueRecords(model.settings.seed, model.definition, model.timeline.model, sinceMs, untilMs);
@@ -410,6 +414,8 @@ export class DemoPlatform implements ShopPlatformAdapter {
       }
     }
     if (records.length) yield { records, position: `t:${n}` };
+  }
+
   /**
    * Coupons (issue 10): the whole set at `until` — the coupon book as it stands then, with the coupons the service
    * wrote on top and those it removed left out — in batches, then the list of codes (how the sync sees removals).

@@ -410,8 +410,6 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     }
     if (inFlight) await inFlight;
     totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
-    // Rollups of the loaded history, in the same transaction as its rows.
-    await rebuildShopRollups(async (text, values) => (await conn.query(text, values)).rows, shopId);
     // The service's own affiliate programme, on the same transaction, so its conversions point at these orders.
     const affiliate = pgRunner(db, conn);
     await seedDemoAffiliateShop(affiliate, {
@@ -420,6 +418,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     });
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
     await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
+    // Rollups of the loaded history, in the same transaction as its rows.
     const run = async (text: string, values: unknown[]) => (await conn.query(text, values)).rows;
     await rebuildShopRollups(run, shopId);
     await rebuildProductRollups(run, shopId);

@@ -39,7 +39,6 @@ export async function applyDocuments(trx: Knex.Transaction, shop: SyncShop, docu
   const news: string[] = [];
   // Sales per product of the new documents' business days, in this batch's transaction.
   await refreshDocumentDays(trx, shop.id, inserted.map((r) => String(r.id)));
-  const fresh = new Set(inserted.map((r) => `${r.type}|${r.code}`));
   for (const d of documents) {
     const id = fresh.get(key(d.type, d.code));
     if (id === undefined) continue;
