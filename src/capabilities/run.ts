@@ -40,8 +40,12 @@ export function isListKind(capability: Capability): boolean {
   return capability.kind === 'list' || capability.kind === 'search';
 }
 
-/** True when the caller's scopes allow the capability at all. */
+/**
+ * True when the caller's scopes allow the capability at all; a `write` also needs an AI write mode other than
+ * `read_only` (D13, P41), so for such a caller the tool does not exist.
+ */
 export function callerMayUse(capability: Capability, caller: Caller): boolean {
+  if (capability.kind === 'write' && caller.writeMode === 'read_only') return false;
   return caller.scopes.has(capability.scope);
 }
 
@@ -88,6 +92,9 @@ type CommonParams = { market?: string; from?: string; to?: string; todayOnly?: b
 
 /** Executes a capability for a caller and returns its business data, projected to the caller's scopes. */
 export async function runCapability(capability: Capability, rawParams: Record<string, unknown>, caller: Caller, requestId: string, deps: RunDeps): Promise<CapabilityOutput> {
+  if (capability.kind === 'write' && caller.writeMode === 'read_only') {
+    throw new AppError('WRITE_MODE_READ_ONLY', 'This credential\'s AI write mode is `read_only`: it has no write tools.', { writeMode: caller.writeMode });
+  }
   if (!callerMayUse(capability, caller)) {
     throw new AppError('INSUFFICIENT_SCOPE', `This call needs the scope \`${capability.scope}\`.`, { requiredScope: capability.scope });
   }

@@ -11,8 +11,10 @@ import type {
   GeneratedArticle, GeneratedAvailability, GeneratedCategoryTexts, GeneratedContentCapabilities, GeneratedProductTexts,
 } from './demo/content.js';
 
+import type { GeneratedCompanyCost } from './demo/companyCosts.js';
+
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'catalogue'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -36,6 +38,8 @@ export type PlatformStockMovement = GeneratedStockMovement;
 export type PlatformStockItem = GeneratedStockItem;
 export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
 export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
+/** A monthly company cost (issue 9): the result after costs of the financial summary. */
+export type PlatformCompanyCost = GeneratedCompanyCost;
 /** What the platform lets the service write: text fields per entity, and whether the availability dictionary is manageable (and why not). */
 export type PlatformContentCapabilities = GeneratedContentCapabilities;
 export type PlatformAvailability = GeneratedAvailability;
@@ -60,6 +64,7 @@ export interface AreaRecords {
   stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
+  company_costs: PlatformCompanyCost;
   /** Capabilities and the dictionary first (every read), then texts and articles that changed. */
   catalogue: CatalogueRecord;
 }

@@ -10,6 +10,10 @@ import type {
   PlatformProductTexts,
 } from '../platforms/types.js';
 import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
+import { maskAccount } from '../claims/accounts.js';
+import { CLAIM_STATUSES } from '../platforms/demo/catalogue.js';
+
+const CLAIM_STATUS_NAMES = new Map<number, string>(Object.values(CLAIM_STATUSES).map((s) => [s.id, s.name]));
 
 /** A row as knex inserts it; a jsonb value is given as its JSON text, a text[] as an array of strings. */
 export type Row = Record<string, string | number | boolean | Date | null | string[]>;
@@ -102,6 +106,18 @@ export function claimRow(shopId: string, c: PlatformClaim): Row {
     currency: c.currency, refund_with_vat: c.refundWithVatMinor === null ? null : formatMinor(c.refundWithVatMinor), items: JSON.stringify(c.items),
     return_carrier_code: r?.carrierCode ?? null, return_tracking_number: r?.trackingNumber ?? null, return_status: r?.status ?? null,
     return_created_at: r?.createdAt ?? null, return_delivered_at: r?.deliveredAt ?? null, customer_email_hash: c.customerEmailHash,
+    ...claimDetailColumns(c),
+  };
+}
+
+/** The claim's columns added with issue 10 (migration 009); the account number is masked before it reaches a row (CC2). */
+function claimDetailColumns(c: PlatformClaim): Row {
+  const account = c.customerRequest.bankAccount;
+  return {
+    status_history: JSON.stringify(c.statusHistory.map((s) => ({ statusId: s.statusId, name: CLAIM_STATUS_NAMES.get(s.statusId) ?? null, at: s.at.toISOString() }))),
+    process_id: c.processId, deadline_at: c.deadline, tags: c.tags, request_type: c.customerRequest.type, refund_to: c.customerRequest.refundTo,
+    refund_account_masked: account === null ? null : maskAccount(account, account.slice(0, 2)), rating: c.rating, rating_comment: c.ratingComment,
+    emails: JSON.stringify(c.emails.map((e) => ({ templateId: e.templateId, subject: e.subject, sentAt: e.sentAt.toISOString() }))),
   };
 }
 

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Capability } from '../../src/capabilities/types.js';
 import type { Db } from '../../src/db/knex.js';
 import { ensureSampleWebhook } from './webhooks.js';
+import { ownedDataSamples } from './ownedDataSamples.js';
+import { ensureSampleAutomation } from './automations.js';
 
 /** Values for path parameters (and required extras), looked up in shop `sk` of the demo account. */
 export async function sampleValues(db: Db): Promise<Record<string, string>> {
@@ -13,9 +15,26 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const endpointId = await ensureSampleWebhook(db);
   const category = await db('categories').where({ shop_id: shop.id }).orderBy('id').first('guid');
   const invoice = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).orderBy('issued_at', 'desc').first('code');
-  return { endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+  const customer = await db('orders').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('customer_email_hash');
+  // Issue 10: a refunded claim (it has a credit note, stock movements and a refund to show).
+  const claim = await db('claims').where({ shop_id: shop.id, resolution: 'refund' }).orderBy('opened_at', 'desc').first('code');
+  const workflowId = await ensureSampleAutomation(db);
+  return {
+    endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    // Documents and stock (issue 8)
     invoiceCode: invoice.code, documentType: 'invoice', 'documents.pdf:code': invoice.code,
-    codes: `${product.code},NO-SUCH-ITEM`, guid: category.guid };
+    codes: `${product.code},NO-SUCH-ITEM`,
+    // Customers and reports (issue 9)
+    customerKey: customer.customer_email_hash.trim(),
+    // Claims (issue 10)
+    claimCode: claim.code,
+    // Affiliate, chatbot, suppliers (issue 11)
+    ...await ownedDataSamples(db, shop.id),
+    // Automations (issue 14)
+    workflowId,
+  // Documents, stock and content (issue 8)
+    guid: category.guid,
+  };
 }
 
 /** The required parameters of a capability filled from the samples; fails loudly when a sample is missing. */

@@ -15,6 +15,7 @@ import { catalogueRecords } from './content.js';
 import { documentAt, documentChangeTimes } from './documents.js';
 import { OrderTimeline } from './generator.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
+import { companyCostsBetween } from './companyCosts.js';
 import { shipmentAt } from './shipments.js';
 import { StockModel } from './stock.js';
 import { anyIn, claimAt, claimChangeTimes, orderAt, ORDER_HORIZON_MS, stockChangeTimes, type OrderPlan } from './timeline.js';
@@ -159,6 +160,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     let source: AsyncGenerator<ChangeBatch<SyncArea>>;
     if (area === 'stock') source = this.stockChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'search_console') source = this.searchConsoleChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'company_costs') source = this.companyCostChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'catalogue') source = this.catalogueChanges(model, sinceMs, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
@@ -348,6 +350,16 @@ export class DemoPlatform implements ShopPlatformAdapter {
     }
     if (resume?.phase !== 'c') {
       yield { records: [{ kind: 'property' as const, property: searchConsolePropertyAt(settings.seed, definition, untilMs, timeline.windowStartMs) }], position: 'c:1' };
+    }
+  }
+
+  /** Monthly company costs booked in (since, until]. */
+  private async *companyCostChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const { settings, definition, timeline } = model;
+    const costs = companyCostsBetween(settings.seed, definition, sinceMs, untilMs, timeline.windowStartMs, timeline.ordersPerDayAtEnd, (ms) => timeline.eurRateAt(ms));
+    for (let i = resume?.n ?? 0; i < costs.length; i += limit) {
+      const slice = costs.slice(i, i + limit);
+      yield { records: slice, position: `c:${i + slice.length}` };
     }
   }
 

@@ -226,6 +226,17 @@ export interface GeneratedClaim {
   items: Array<{ lineNo: number; productCode: string; quantity: number }>;
   returnShipment: GeneratedReturnShipment | null;
   customerEmailHash: string;
+  /** The claims-module process the claim runs in, and its deadline. */
+  processId: number;
+  deadline: Date;
+  tags: string[];
+  /** What the customer asks for; `bankAccount` is the full IBAN as the shop holds it (the service stores it masked). */
+  customerRequest: { type: 'refund' | 'exchange' | 'repair'; refundTo: 'bank_account' | 'original_payment' | 'coupon' | null; bankAccount: string | null };
+  /** The customer's rating (1-5) and comment, given when the claim closes; null before or when not rated. */
+  rating: number | null;
+  ratingComment: string | null;
+  /** E-mails the shop sent the customer, one per status change with a template, oldest first. */
+  emails: Array<{ templateId: string; subject: string; sentAt: Date }>;
 }
 
 export type StockMovementKind = 'receipt' | 'sale' | 'return';
