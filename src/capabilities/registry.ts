@@ -105,6 +105,7 @@ export const capabilities: readonly Capability[] = [
   automationsValidateDraft,
   automationsCreateDraft,
   automationsUpdateDraft,
+  // Documents, stock and content (issue 8)
   availabilitiesList,
   productsContentGet,
   categoriesContentGet,

@@ -14,10 +14,13 @@ import type {
   GeneratedArticle, GeneratedAvailability, GeneratedCategoryTexts, GeneratedContentCapabilities, GeneratedProductTexts,
 } from './demo/content.js';
 
+import type { GeneratedCompanyCost } from './demo/companyCosts.js';
+
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = [
   'orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue', 'web_analytics', 'coupons',
 ] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */

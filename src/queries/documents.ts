@@ -105,17 +105,22 @@ export async function listDocuments(db: Db, shopId: string, type: DocumentType, 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The search's SQL: one arm per index, ranked; exported so a test can EXPLAIN exactly what runs. */
-export function documentSearchSql(shopId: string, type: DocumentType, text: string, limit: number, withCustomer: boolean): { sql: string; bindings: Knex.RawBinding[] } {
+export function documentSearchSql(shopId: string, type: DocumentType, text: string, limit: number, withCustomer: boolean, partialNumbers = true): { sql: string; bindings: Knex.RawBinding[] } {
   const needle = text.toLowerCase();
   const contains = `%${escapeLike(needle)}%`;
+  // The arms that may match many documents (a common surname, a few digits) take only their newest `limit` hits, so
+  // the planner may walk the business-date index instead of ranking every match; similarity orders what they return.
+  const newest = 'order by business_date desc, id desc limit ?';
   const arms: Array<[string, Knex.RawBinding[]]> = [
-    ['select id, 0 as rank, 1::real as score from documents where shop_id = ? and type = ? and code = ?', [shopId, type, text.toUpperCase()]],
-    ['select id, 0, 1::real from documents where shop_id = ? and type = ? and order_code = ?', [shopId, type, text]],
-    ['select id, 0, 1::real from documents where shop_id = ? and type = ? and variable_symbol = ?', [shopId, type, text]],
-    ['select id, 1, similarity(number_search, ?) from documents where number_search like ? and shop_id = ? and type = ?', [needle, contains, shopId, type]],
+    ['(select id, 0 as rank, 1::real as score from documents where shop_id = ? and type = ? and code = ?)', [shopId, type, text.toUpperCase()]],
+    ['(select id, 0, 1::real from documents where shop_id = ? and type = ? and order_code = ?)', [shopId, type, text]],
+    ['(select id, 0, 1::real from documents where shop_id = ? and type = ? and variable_symbol = ?)', [shopId, type, text]],
   ];
+  if (partialNumbers) {
+    arms.push([`(select id, 1, similarity(number_search, ?) from documents where number_search like ? and shop_id = ? and type = ? ${newest})`, [needle, contains, shopId, type, limit]]);
+  }
   if (withCustomer) {
-    arms.push(['select id, 2, similarity(customer_search, ?) from documents where customer_search like ? and shop_id = ? and type = ?', [needle, contains, shopId, type]]);
+    arms.push([`(select id, 2, similarity(customer_search, ?) from documents where customer_search like ? and shop_id = ? and type = ? ${newest})`, [needle, contains, shopId, type, limit]]);
   }
   return {
     sql: `select id, min(rank) as rank, max(score) as score from (${arms.map((a) => a[0]).join(' union all ')}) hits group by id order by min(rank), max(score) desc, id desc limit ?`,
@@ -125,11 +130,15 @@ export function documentSearchSql(shopId: string, type: DocumentType, text: stri
 
 /**
  * Search by document number, order number and variable symbol — and, when `withCustomer`, by the customer's name or
- * company — most relevant first: exact numbers, then numbers containing the text (by trigram similarity), then
- * customers (by similarity). Each arm runs on its own index (b-tree for exact numbers, pg_trgm GIN for the rest).
+ * company — most relevant first: exact numbers, then (when no number is exact) the newest documents whose numbers contain the text, then the
+ * newest whose customer matches, each group closest (trigram similarity) first. Each arm runs on its own index (b-tree for exact numbers, pg_trgm GIN for the rest).
  */
 export async function searchDocuments(db: Db, shopId: string, type: DocumentType, text: string, limit: number, withCustomer: boolean): Promise<DocumentRecord[]> {
-  const { sql, bindings } = documentSearchSql(shopId, type, text, limit, withCustomer);
+  // An exact document, order or payment number identifies its documents: numbers merely containing it are not looked
+  // for then (a whole number's trigrams are common to every number of the shop, so that arm is the costly one).
+  const exact = await db('documents').where({ shop_id: shopId, type })
+    .where((w) => w.where('code', text.toUpperCase()).orWhere('order_code', text).orWhere('variable_symbol', text)).first('id');
+  const { sql, bindings } = documentSearchSql(shopId, type, text, limit, withCustomer, !exact);
   const ranked = await db.raw(sql, bindings);
   const ids: string[] = ranked.rows.map((r: { id: string }) => String(r.id));
   if (!ids.length) return [];
