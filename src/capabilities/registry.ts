@@ -8,6 +8,7 @@ import {
   analyticsAdvertisingCapability, analyticsChannelsCapability, analyticsComparisonCapability, analyticsMonthlyCapability,
   analyticsOrderCoverageCapability, analyticsOrderHeatmapCapability, analyticsOverviewCapability, analyticsRevenueSourcesCapability,
 } from './areas/analytics.js';
+import { analyticsSeoCapability, searchConsoleQueryCapability, searchConsoleStatusCapability } from './areas/searchConsole.js';
 import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
@@ -48,6 +49,9 @@ export const capabilities: readonly Capability[] = [
   analyticsOrderHeatmapCapability,
   analyticsRevenueSourcesCapability,
   analyticsAdvertisingCapability,
+  analyticsSeoCapability,
+  searchConsoleStatusCapability,
+  searchConsoleQueryCapability,
 ];
 
 /** Capabilities by their MCP tool name. */

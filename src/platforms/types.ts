@@ -9,9 +9,10 @@ import type {
 } from './demo/types.js';
 import type { GeneratedCompanyCost } from './demo/companyCosts.js';
 import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from './demo/analytics.js';
+import type { GeneratedSearchConsoleDay } from './demo/searchConsoleRows.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics', 'search_console_data'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -54,6 +55,8 @@ export interface AreaRecords {
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
   company_costs: PlatformCompanyCost;
   web_analytics: PlatformWebAnalytics;
+  /** One delivered day of search-console rows (fresh or final). */
+  search_console_data: GeneratedSearchConsoleDay;
 }
 
 export interface ChangeRequest {

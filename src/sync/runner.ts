@@ -11,6 +11,7 @@ import type { AreaRecords, ShopPlatformAdapter, SyncArea } from '../platforms/ty
 import { applyClaims } from './apply/claims.js';
 import { applyCompanyCosts } from './apply/companyCosts.js';
 import { applyWebAnalytics } from './apply/webAnalytics.js';
+import { applySearchConsoleData } from './apply/searchConsoleRows.js';
 import { applyDocuments } from './apply/documents.js';
 import { applyOrders } from './apply/orders.js';
 import { applySearchConsole } from './apply/searchConsole.js';
@@ -62,6 +63,7 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'search_console': return applySearchConsole(trx, shop, records as Array<AreaRecords['search_console']>, sink);
     case 'company_costs': return applyCompanyCosts(trx, shop, records as Array<AreaRecords['company_costs']>);
     case 'web_analytics': return applyWebAnalytics(trx, shop, records as Array<AreaRecords['web_analytics']>);
+    case 'search_console_data': return applySearchConsoleData(trx, shop, records as Array<AreaRecords['search_console_data']>);
   }
 }
 
