@@ -44,7 +44,7 @@ async function fuzz(t: { context: Context }, config: string, maxExamples: number
 }
 
 test('When schemathesis sends generated requests to every operation with a real shop, then none is a 5xx and every answer matches the OpenAPI document', async (t) => {
-  t.timeout(300_000);
+  t.timeout(600_000);
   // A real `market` takes the requests past SHOP_NOT_FOUND into the handlers and their queries.
   const { code, output } = await fuzz(t, '[parameters]\n"query.market" = "sk"\n', 40);
   t.is(code, 0, output.slice(-6000));
@@ -55,7 +55,7 @@ test('When schemathesis sends generated requests to every operation with a real 
 });
 
 test('When schemathesis sends generated requests with arbitrary parameter values, then none is a 5xx and every answer matches the OpenAPI document', async (t) => {
-  t.timeout(300_000);
+  t.timeout(600_000);
   const { code, output } = await fuzz(t, '', 25);
   t.is(code, 0, output.slice(-6000));
 });
