@@ -9,6 +9,8 @@ import {
   analyticsAdvertisingCapability, analyticsChannelsCapability, analyticsComparisonCapability, analyticsMonthlyCapability,
   analyticsOrderCoverageCapability, analyticsOrderHeatmapCapability, analyticsOverviewCapability, analyticsRevenueSourcesCapability,
 } from './areas/analytics.js';
+import { analyticsSeoCapability, searchConsoleQueryCapability, searchConsoleStatusCapability } from './areas/searchConsole.js';
+import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
@@ -138,6 +140,9 @@ export const capabilities: readonly Capability[] = [
   affiliateSignatures,
   affiliateSignature,
   affiliateVariables,
+  analyticsSeoCapability,
+  searchConsoleStatusCapability,
+  searchConsoleQueryCapability,
 ];
 
 /** Capabilities by their MCP tool name. */

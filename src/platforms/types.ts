@@ -9,6 +9,7 @@ import type {
 } from './demo/types.js';
 import type { GeneratedCompanyCost } from './demo/companyCosts.js';
 import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from './demo/analytics.js';
+import type { GeneratedSearchConsoleDay } from './demo/searchConsoleRows.js';
 
 import type {
   GeneratedArticle, GeneratedAvailability, GeneratedCategoryTexts, GeneratedContentCapabilities, GeneratedProductTexts,
@@ -21,6 +22,7 @@ export const SYNC_AREAS = [
   'orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue', 'web_analytics', 'coupons',
 ] as const;
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics', 'search_console_data'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -83,6 +85,8 @@ export interface AreaRecords {
   web_analytics: PlatformWebAnalytics;
   /** Every coupon the shop has at `until` (a small set), then the list of their codes: a code missing from it was removed. */
   coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
+  /** One delivered day of search-console rows (fresh or final). */
+  search_console_data: GeneratedSearchConsoleDay;
 }
 
 export interface ChangeRequest {

@@ -12,6 +12,7 @@ import { applyCatalogue } from './apply/catalogue.js';
 import { applyClaims } from './apply/claims.js';
 import { applyCompanyCosts } from './apply/companyCosts.js';
 import { applyWebAnalytics } from './apply/webAnalytics.js';
+import { applySearchConsoleData } from './apply/searchConsoleRows.js';
 import { applyDocuments } from './apply/documents.js';
 import { applyOrders } from './apply/orders.js';
 import { applySearchConsole } from './apply/searchConsole.js';
@@ -67,6 +68,7 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'catalogue': return applyCatalogue(trx, shop, records as Array<AreaRecords['catalogue']>);
     case 'web_analytics': return applyWebAnalytics(trx, shop, records as Array<AreaRecords['web_analytics']>);
     case 'coupons': return applyCoupons(trx, shop, records as Array<AreaRecords['coupons']>);
+    case 'search_console_data': return applySearchConsoleData(trx, shop, records as Array<AreaRecords['search_console_data']>);
   }
 }
 

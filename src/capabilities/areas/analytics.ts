@@ -109,7 +109,8 @@ export const analyticsComparisonCapability = defineCapability({
 });
 
 export const MAX_MONTHS = 24;
-const monthParam = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'a month YYYY-MM');
+// Years 2000-2999: the shops' history is recent, and year 0 or 9999 would only break the calendar arithmetic.
+const monthParam = z.string().regex(/^2\d{3}-(0[1-9]|1[0-2])$/, 'a month YYYY-MM from 2000-01');
 
 /** Revenue, orders and visits per month, at most 24 months. */
 export const analyticsMonthlyCapability = defineCapability({

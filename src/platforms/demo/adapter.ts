@@ -18,6 +18,7 @@ import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
 import { companyCostsBetween } from './companyCosts.js';
 import { adSpendDay, orderTracking, reportedDays, visitDay } from './analytics.js';
 import { HOUR_MS, localMidnightInstant } from './time.js';
+import { daysOfRun, searchConsoleDay } from './searchConsoleRows.js';
 import { shipmentAt } from './shipments.js';
 import { StockModel } from './stock.js';
 import { bookCouponsAt } from './couponMirror.js';
@@ -167,6 +168,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     else if (area === 'catalogue') source = this.catalogueChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'web_analytics') source = this.webAnalyticsChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'coupons') source = this.couponChanges(shop, model, untilMs, resume, request.limit);
+    else if (area === 'search_console_data') source = this.searchConsoleDataChanges(model, sinceMs, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
   }
@@ -451,6 +453,19 @@ export class DemoPlatform implements ShopPlatformAdapter {
       });
     }
     return [...byCode.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  /** The days of search-console rows delivered by the completed runs in (since, until], in run order. */
+  private async *searchConsoleDataChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const { settings, definition, timeline } = model;
+    const days = searchConsoleRuns(settings.seed, definition, sinceMs, untilMs, timeline.windowStartMs).flatMap(daysOfRun);
+    // A day holds about a hundred rows, so a batch carries a few days.
+    const perBatch = Math.max(1, Math.floor(limit / 100));
+    for (let i = resume?.n ?? 0; i < days.length; i += perBatch) {
+      const slice = days.slice(i, i + perBatch);
+      yield {
+        records: slice.map((d) => searchConsoleDay(settings.seed, definition, timeline.model.catalogue, d.localDate, d.dataState)),
+        position: `d:${i + slice.length}`,
+      };
+    }
   }
 
   private async store(shop: PlatformShop, kind: string, key: string, value: unknown): Promise<void> {

@@ -25,6 +25,8 @@ import { companyCostRow } from '../../sync/apply/companyCosts.js';
 import { adSpendDay, orderTracking, reportedDays, visitDay } from './analytics.js';
 import { adSpendRow, trackingRow, visitRows } from '../../sync/apply/webAnalytics.js';
 import { HOUR_MS, localMidnightInstant } from './time.js';
+import { daysOfRun, searchConsoleDay } from './searchConsoleRows.js';
+import { searchConsoleDayRows } from '../../sync/apply/searchConsoleRows.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
@@ -91,6 +93,7 @@ const CLAIM_COLUMNS = [
   'status_history', 'process_id', 'deadline_at', 'tags', 'request_type', 'refund_to', 'refund_account_masked', 'rating', 'rating_comment', 'emails',
 ] as const;
 const MOVEMENT_COLUMNS = ['shop_id', 'movement_id', 'item_code', 'kind', 'quantity', 'occurred_at', 'order_code', 'claim_code'] as const;
+const SEARCH_CONSOLE_ROW_COLUMNS = ['shop_id', 'day', 'query', 'page', 'country', 'device', 'clicks', 'impressions', 'position', 'data_state', 'content_hash'] as const;
 const STOCK_ITEM_COLUMNS = ['shop_id', 'code', 'sku', 'source', 'quantity', 'physical', 'reserved', 'available', 'updated_at'] as const;
 
 /** Creates the account if it does not exist and returns its id; an existing account is left as it is (operators may have changed its plan). */
@@ -268,6 +271,15 @@ async function writeHistoryEnd(
     for (const row of rows) buffer.add(rowValues(row, columns));
     await buffer.copyInto(conn);
   }
+  // Every day the history's runs delivered, as its last delivery left it (final replaces fresh).
+  const delivered = new Map<number, 'fresh' | 'final'>();
+  for (const run of runs) for (const d of daysOfRun(run)) delivered.set(d.localDate, d.dataState);
+  const scRows = new CopyBuffer('search_console_rows', SEARCH_CONSOLE_ROW_COLUMNS);
+  for (const [localDate, state] of [...delivered.entries()].sort((a, b) => a[0] - b[0])) {
+    for (const row of searchConsoleDayRows(shopId, searchConsoleDay(settings.seed, shop, timeline.model.catalogue, localDate, state))) scRows.add(rowValues(row, SEARCH_CONSOLE_ROW_COLUMNS));
+  }
+  await scRows.copyInto(conn);
+
   const property = searchConsolePropertyRow(shopId, searchConsolePropertyAt(settings.seed, shop, endMs, timeline.windowStartMs));
   const propertyColumns = Object.keys(property);
   await conn.query(
