@@ -4,12 +4,13 @@
  * real platform maps its API into them. The `demo` platform is the one that ships.
  */
 import type {
-  GeneratedClaim, GeneratedDocument, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
+  GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
   GeneratedStockItem, GeneratedStockMovement, GeneratedCoupon,
 } from './demo/types.js';
+import type { GeneratedCompanyCost } from './demo/companyCosts.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'coupons'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'coupons'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -26,12 +27,15 @@ export interface PlatformShop {
 export type PlatformOrder = Omit<GeneratedOrder, 'shipments'>;
 /** An outbound shipment; return shipments of claims are part of the claim, never a shipment. */
 export type PlatformShipment = GeneratedShipment & { orderCode: string };
-export type PlatformDocument = GeneratedDocument;
+/** A document as the shop shows it at the read's end: issued content, lines, VAT per rate, buyer and current state. */
+export type PlatformDocument = GeneratedDocumentRecord;
 export type PlatformClaim = GeneratedClaim;
 export type PlatformStockMovement = GeneratedStockMovement;
 export type PlatformStockItem = GeneratedStockItem;
 export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
 export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
+/** A monthly company cost (issue 9): the result after costs of the financial summary. */
+export type PlatformCompanyCost = GeneratedCompanyCost;
 /** A coupon as the shop stores it (issue 10); fixed amounts in the shop currency. */
 export type PlatformCoupon = Omit<GeneratedCoupon, 'partnerIndex'> & { partnerIndex: number | null };
 
@@ -45,6 +49,7 @@ export interface AreaRecords {
   stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
+  company_costs: PlatformCompanyCost;
   /** Every coupon the shop has at `until` (a small set), then the list of their codes: a code missing from it was removed. */
   coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
 }
