@@ -23,6 +23,7 @@ export const SYNC_AREAS = [
 ] as const;
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue'] as const;
 export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics', 'search_console_data'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'coupons'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -87,6 +88,8 @@ export interface AreaRecords {
   coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
   /** One delivered day of search-console rows (fresh or final). */
   search_console_data: GeneratedSearchConsoleDay;
+  /** Every coupon the shop has at `until` (a small set), then the list of their codes: a code missing from it was removed. */
+  coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
 }
 
 export interface ChangeRequest {

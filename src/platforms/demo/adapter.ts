@@ -169,6 +169,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     else if (area === 'web_analytics') source = this.webAnalyticsChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'coupons') source = this.couponChanges(shop, model, untilMs, resume, request.limit);
     else if (area === 'search_console_data') source = this.searchConsoleDataChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'coupons') source = this.couponChanges(shop, model, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
   }
