@@ -85,7 +85,7 @@ export async function attributeOrders(run: SqlRunner, shopId: string, now: Date,
  * order was cancelled or returned (a status, or a withdrawal refunded by a claim), pending until the programme's
  * return period after the order ends, then approved automatically or waiting for a person's approval (campaign rule).
  */
-export async function refreshCommissionStates(run: SqlRunner, shopId: string, now: Date): Promise<number> {
+export async function refreshCommissionStates(run: SqlRunner, shopId: string, now: Date, orderCodes?: string[]): Promise<number> {
   const k = run.knex;
   const rows = await run.rows(k.raw(`
     update affiliate_conversions cv set commission_state = s.state, state_reason = s.reason, approved_at = s.approved_at,
@@ -118,13 +118,14 @@ export async function refreshCommissionStates(run: SqlRunner, shopId: string, no
         select d.code from documents d where d.shop_id = o.shop_id and d.order_code = o.code and d.type = 'credit_note'
         order by d.issued_at desc, d.id desc limit 1
       ) cn on true
-      where cv2.shop_id = ? and cv2.payout_id is null
+      -- Rejected ones change only with their order's status, which the same batch refreshes.
+      where cv2.shop_id = ? and cv2.payout_id is null and (cv2.commission_state <> 'rejected' or cv2.order_code = any(?::text[]))
     ) s
     where cv.id = s.id and (cv.commission_state, cv.state_reason, cv.approved_at, cv.credit_note_code)
       is distinct from (s.state, s.reason, s.approved_at, s.credit_note_code)
     returning cv.id`,
   [now, CANCELLED_STATUS_IDS, RETURNED_STATUS_IDS, now, CANCELLED_STATUS_IDS, RETURNED_STATUS_IDS, now,
-    CANCELLED_STATUS_IDS, RETURNED_STATUS_IDS, now, shopId]));
+    CANCELLED_STATUS_IDS, RETURNED_STATUS_IDS, now, shopId, orderCodes ?? []]));
   return rows.length;
 }
 
@@ -189,6 +190,6 @@ export async function settleShopAffiliate(run: SqlRunner, shop: { id: string; ac
   const [programme] = await run.rows(run.knex('affiliate_programmes').where({ account_id: shop.accountId }).select('account_id'));
   if (!programme) return;
   await attributeOrders(run, shop.id, now, orderCodes);
-  await refreshCommissionStates(run, shop.id, now);
+  await refreshCommissionStates(run, shop.id, now, orderCodes);
   await settlePayouts(run, shop, now);
 }

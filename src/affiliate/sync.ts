@@ -1,19 +1,34 @@
-/** The affiliate step of an orders sync batch: new orders become conversions, stored ones move their commission states. */
+/**
+ * The affiliate step of a sync batch, in the batch's transaction: new orders become conversions, and the commission
+ * states follow what the batch changed (an order's status, a refunded withdrawal, a credit note) and the clock.
+ */
 import type { Knex } from 'knex';
-import type { PlatformOrder } from '../platforms/types.js';
+import type { AreaRecords, PlatformOrder, SyncArea } from '../platforms/types.js';
 import type { SyncShop } from '../sync/shops.js';
-import { settleShopAffiliate } from './attribution.js';
+import { refreshCommissionStates, settlePayouts, settleShopAffiliate } from './attribution.js';
 import { simulateDemoVisits } from './demoProgramme.js';
 import { knexRunner } from './sql.js';
 
-/** Runs inside the batch's transaction, so a conversion is stored exactly when its order is. */
-export async function affiliateAfterOrders(trx: Knex.Transaction, shop: SyncShop, orders: PlatformOrder[], until: Date): Promise<void> {
-  if (!orders.length) return;
+/** The areas whose changes move conversions or their commission states. */
+const AFFILIATE_AREAS: ReadonlySet<SyncArea> = new Set(['orders', 'claims', 'documents']);
+
+export async function affiliateAfterBatch(trx: Knex.Transaction, shop: SyncShop, area: SyncArea, records: Array<AreaRecords[SyncArea]>, until: Date): Promise<void> {
+  if (!AFFILIATE_AREAS.has(area) || !records.length) return;
   const run = knexRunner(trx);
+  const ref = { id: shop.id, accountId: shop.accountId };
+  if (area !== 'orders') {
+    const [programme] = await run.rows(trx('affiliate_programmes').where({ account_id: shop.accountId }).select('account_id'));
+    if (!programme) return;
+    const orderCodes = (records as Array<{ orderCode?: string | null }>).map((r) => r.orderCode).filter((c): c is string => typeof c === 'string');
+    await refreshCommissionStates(run, shop.id, until, orderCodes);
+    await settlePayouts(run, ref, until);
+    return;
+  }
+  const orders = records as PlatformOrder[];
   // Demo shops have no real shoppers: the service's tracking of their visits is simulated from the shop's seed.
   if (shop.platform === 'demo' && typeof shop.settings.seed === 'number') {
     await simulateDemoVisits(run, { id: shop.id, code: shop.code, seed: shop.settings.seed },
       orders.map((o) => ({ code: o.code, created_at: o.createdAt, coupon_code: o.couponCode ?? null })));
   }
-  await settleShopAffiliate(run, { id: shop.id, accountId: shop.accountId }, until, orders.map((o) => o.code));
+  await settleShopAffiliate(run, ref, until, orders.map((o) => o.code));
 }

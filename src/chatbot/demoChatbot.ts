@@ -98,7 +98,7 @@ export async function seedDemoChatbot(run: SqlRunner, input: { shopId: string; s
   await run.rows(k('chatbot_settings').insert({ shop_id: input.shopId, installed_at: new Date(installedMs), outcomes_measured_since: measuredMs === null ? null : new Date(measuredMs) }));
   const products = await run.rows<ShopData['products'][number]>(k('products').where({ shop_id: input.shopId, active: true }).orderBy('code').select('code', 'name', 'category_guid'));
   const orders = await run.rows<{ code: string; created_at: Date }>(k('orders').where({ shop_id: input.shopId }).where('created_at', '>=', new Date(installedMs - 14 * DAY_MS))
-    .orderBy('created_at').select('code', 'created_at'));
+    .orderBy(['created_at', 'code']).select('code', 'created_at'));
   if (!products.length) return;
   const data: ShopData = { base: input.shop.baseUrl.replace(/\/+$/, ''), products, orders };
 

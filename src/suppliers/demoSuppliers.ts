@@ -52,7 +52,7 @@ async function ensureSuppliers(run: SqlRunner, accountId: string, accountCode: s
     const s = byCode.get(r.code)!;
     await run.rows(k('supplier_cost_components').insert(s.costs.map((c) => ({ supplier_id: r.id, kind: c.kind, basis: c.basis, value: c.value, currency: c.currency, note: c.note }))));
   }
-  const all = await run.rows<{ id: string; code: string }>(k('suppliers').where({ account_id: accountId }).select('id', 'code'));
+  const all = await run.rows<{ id: string; code: string }>(k('suppliers').where({ account_id: accountId }).orderBy('code').select('id', 'code'));
   return new Map(all.filter((r) => byCode.has(r.code)).map((r) => [r.code, { id: String(r.id), supplier: byCode.get(r.code)! }]));
 }
 

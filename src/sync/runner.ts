@@ -20,7 +20,7 @@ import { applyShipments } from './apply/shipments.js';
 import { applyStock } from './apply/stock.js';
 import { applyCoupons } from './apply/coupons.js';
 import { EventSink } from './events.js';
-import { affiliateAfterOrders } from '../affiliate/sync.js';
+import { affiliateAfterBatch } from '../affiliate/sync.js';
 import type { SyncShop } from './shops.js';
 
 export interface AreaSyncOptions {
@@ -99,7 +99,7 @@ export async function syncArea(db: Db, adapter: ShopPlatformAdapter, shop: SyncS
       const locked = await lockCheckpoint(trx, shop.id, area, checkpoint);
       const sink = new EventSink(trx, shop, locked.events_from.getTime());
       const written = await applyBatch(trx, area, shop, batch.records, sink);
-      if (area === 'orders') await affiliateAfterOrders(trx, shop, batch.records as Array<AreaRecords['orders']>, until);
+      await affiliateAfterBatch(trx, shop, area, batch.records, until);
       const events = await sink.flush();
       await options.beforeCommit?.({ area, batch: result.batches + 1 });
       await trx('sync_checkpoints').where({ shop_id: shop.id, area }).update({ run_until: until, run_position: batch.position, updated_at: new Date() });

@@ -9,6 +9,8 @@ import { createWorker } from '../../src/temporal/worker.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { databaseUrl } from '../helpers/globalSetup.js';
 import { TEST_NOW, TEST_SEED } from '../helpers/constants.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { ownedDataFingerprint } from '../helpers/ownedDataFingerprint.js';
 
 interface Context { db: Db; name: string }
 const test = anyTest as TestFn<Context>;
@@ -62,6 +64,17 @@ test('When the demo data workflow runs on an empty database, then it loads every
     // Loading again (e.g. a retried activity or a second start) adds nothing.
     await runDemoDataWorkflow({ temporalAddress: address, namespace: 'default', seed: TEST_SEED, endDate: TEST_NOW, taskQueue });
     t.is(Number((await db('orders').count<{ count: string }[]>('* as count').first())!.count), orders);
+
+    // The service-owned demo data (affiliate, chatbot, suppliers) of shops loaded in parallel equals that of the
+    // template, whose shops were loaded one after another: it depends on the seed and the clock only.
+    const template = await createTestDatabase();
+    try {
+      const loaded = await ownedDataFingerprint(db);
+      for (const [table, value] of Object.entries(loaded)) t.not(value.split(':')[0], '0', `${table} has rows`);
+      t.deepEqual(loaded, await ownedDataFingerprint(template.db));
+    } finally {
+      await template.drop();
+    }
   } finally {
     worker.shutdown();
     await running;
