@@ -248,3 +248,37 @@ test('When the owner runs `people create` without a password, then the generated
   t.is((await client.get('/app')).status, 303, 'the session ended');
   t.is((await client.signIn('owner.cli@example.com', created.password)).status, 401);
 });
+
+test('When secrets exist, then no page or API returns a password hash, TOTP secret, key or webhook secret after creation', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'owner' });
+  const { secret: totpSecret } = await startTotpEnrolment(db, t.context.key, person.id);
+  await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret: totpSecret, epoch: Math.floor(Date.now() / 1000) - 30 }), new Date());
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  let _csrf = await client.csrf('/app/sign-in/second-factor');
+  await client.post('/app/sign-in/second-factor', { _csrf, code: await generate({ secret: totpSecret }), next: '/app' });
+  const keysPage = await client.get('/app/keys');
+  _csrf = csrfOf(keysPage.text);
+  const keyPage = await client.post('/app/keys', { _csrf, name: 'sweep', interfaces: ['rest', 'mcp'], scopes: ['webhooks:read', 'stores:read'], shopChoice: 'all', expiresInDays: 'never', writeMode: 'read_only' });
+  const key = /sk_[0-9A-Za-z]{43}/.exec(keyPage.text)![0];
+  const endpointPage = await client.post('/app/webhooks', { _csrf, name: 'sweep', url: 'http://127.0.0.1:9/sweep', eventChoice: 'all', shopChoice: 'all' });
+  const whsec = /whsec_[A-Za-z0-9+/=]+/.exec(endpointPage.text)![0];
+  const endpointId = /\/app\/webhooks\/(\d+)/.exec(endpointPage.text)![1];
+  const hash = (await db('people').where({ id: person.id }).first('password_hash')).password_hash as string;
+
+  const secrets = { key, whsec, totpSecret, hash, password: person.password };
+  const pages = ['/app', '/app/keys', '/app/webhooks', `/app/webhooks/${endpointId}`, '/app/account', '/app/connections'];
+  for (const path of pages) {
+    const page = await client.get(path);
+    t.is(page.status, 200, path);
+    for (const [name, value] of Object.entries(secrets)) t.false(page.text.includes(value), `${path} shows the ${name}`);
+    t.false(page.text.includes('$argon2'), `${path} shows a password hash`);
+  }
+  for (const path of ['/webhooks/endpoints', `/webhooks/endpoints/${endpointId}`, `/webhooks/endpoints/${endpointId}/deliveries`, '/account/connection']) {
+    const response = await api(t.context.server, path, key);
+    t.is(response.status, 200, path);
+    const text = JSON.stringify(response.body);
+    for (const [name, value] of Object.entries(secrets)) t.false(text.includes(value), `REST ${path} returns the ${name}`);
+  }
+});
