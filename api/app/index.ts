@@ -23,6 +23,7 @@ import { accountRoutes } from './pages/account.js';
 import { keysRoutes } from './pages/keys.js';
 import { webhooksRoutes } from './pages/webhooks.js';
 import { consentRoutes } from './pages/consent.js';
+import { accountInfoRoutes } from './pages/accountInfo.js';
 import type { OAuthServers } from '../oauth/provider.js';
 
 export const APP_PATH = '/app';
@@ -85,6 +86,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(keysRoutes(deps));
   router.use(webhooksRoutes(deps));
   router.use(consentRoutes(deps));
+  router.use(accountInfoRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -13,6 +13,7 @@ import { localhostHostValidation } from '@modelcontextprotocol/express';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import ipaddr from 'ipaddr.js';
 import { allScopes } from '../../src/auth/scopes.js';
+import { capabilitiesByTool } from '../../src/capabilities/registry.js';
 import type { RunDeps } from '../../src/capabilities/run.js';
 import { loadConfig } from '../../src/config/index.js';
 import { AppError, toAppError } from '../../src/errors.js';
@@ -128,6 +129,15 @@ export function originAllowed(origin: string, options: McpOptions): boolean {
   return LOCALHOST_NAMES.has(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:');
 }
 
+/** For a `tools/call` of a known tool whose scope the caller lacks: the tool and the scope it needs. */
+export function missingScopeOfCall(body: unknown, scopes: ReadonlySet<string>): { tool: string; scope: string } | null {
+  const message = body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (!message || Array.isArray(message) || message.method !== 'tools/call' || typeof message.params?.name !== 'string') return null;
+  const capability = capabilitiesByTool.get(message.params.name);
+  if (!capability || scopes.has(capability.scope)) return null;
+  return { tool: message.params.name, scope: capability.scope };
+}
+
 export function createMcpRouter(deps: McpDeps): Router {
   const options = optionsFrom(deps);
   const router = express.Router();
@@ -193,7 +203,15 @@ export function createMcpRouter(deps: McpDeps): Router {
     const checked = checkRequestHeaders({ protocolVersion: req.get('mcp-protocol-version'), method: req.get('mcp-method'), name: req.get('mcp-name') }, req.body);
     if ('rejection' in checked) return reject(res, checked.rejection);
 
-    const authInfo: AuthInfo = { token: 'access-key', clientId: caller.credentialId, scopes: [...caller.scopes] };
+    const stepUp = caller.credentialType === 'oauth' ? missingScopeOfCall(req.body, caller.scopes) : null;
+    if (stepUp) {
+      // RFC 6750 step-up for OAuth clients: name the scope, so the client can ask the person for it (a new consent).
+      return reject(res, { status: 403, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Forbidden: tool ${stepUp.tool} needs the scope ${stepUp.scope}, which this connection was not granted.`) }, {
+        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${stepUp.scope}", resource_metadata="${base}${RESOURCE_METADATA_PATH}", error_description="The connection lacks ${stepUp.scope}."`,
+      });
+    }
+
+    const authInfo: AuthInfo = { token: caller.credentialType === 'oauth' ? 'oauth' : 'access-key', clientId: caller.credentialId, scopes: [...caller.scopes] };
     contexts.set(authInfo, { caller, requestId: req.requestId });
     await nodeHandler(Object.assign(req, { auth: authInfo }), res, req.body);
   });

@@ -47,5 +47,6 @@ export async function authenticateOAuthToken(db: Db, token: string, iface: Inter
     credentialId: connection.id,
     interface: iface,
     writeMode: connection.write_mode,
+    credentialType: 'oauth',
   };
 }

@@ -26,6 +26,8 @@ export interface Caller {
   interface: Interface;
   /** What write tools the credential's holder gets over MCP (D13); `proposals` by default. */
   writeMode: WriteMode;
+  /** How the caller authenticated: an access key (absent = key) or an OAuth connection's token (D28). */
+  credentialType?: 'access_key' | 'oauth';
 }
 
 export interface CapabilityContext {

@@ -1,7 +1,8 @@
 /**
  * The application's pages in headless Chromium (playwright-core; the browser binary ships in @sparticuz/chromium):
  * sign-in with and without a second factor and the lockout, issuing and revoking a key and using it, a webhook
- * endpoint from creation to a ping seen in its log, and CSRF and clickjacking protections against a foreign page.
+ * endpoint from creation to a ping seen in its log, CSRF and clickjacking protections against a foreign page, and the
+ * OAuth flow of the official MCP client with the person signing in and consenting in the browser.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -20,6 +21,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
 import { fakeDns, isolateWebhooks, testSettings } from '../helpers/webhooks.js';
+import { connectWithOAuth, finishOAuth, metadataDocumentFetch, startCallbackReceiver, TestOAuthProvider } from '../helpers/oauthClient.js';
 
 interface Shared {
   database: TestDatabase;
@@ -32,6 +34,7 @@ interface Shared {
   connection: Connection;
   taskQueue: string;
   receiver: Receiver;
+  callback: { url: string; close: () => Promise<void> };
 }
 
 interface Context extends Shared {
@@ -44,7 +47,9 @@ const test = anyTest as TestFn<Context>;
 test.before(async (t) => {
   const database = await createTestDatabase();
   await isolateWebhooks(database.db);
-  const options = testApplicationOptions();
+  const callback = await startCallbackReceiver();
+  // The AI application's own web host (its metadata document) is simulated; everything of the service is real.
+  const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'] }).resolve, oauthFetch: metadataDocumentFetch(callback.url) });
   const taskQueue = `test-app-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
   const { worker, connection: workerConnection } = await createWorker({
@@ -56,7 +61,7 @@ test.before(async (t) => {
   await ensureWebhookWorkflows(client, taskQueue, { retentionSchedule: false });
   const shared: Shared = {
     database, server: await startApplicationServer(database.db, options), browser: await connectBrowser(), worker, running,
-    closeWorkerConnection: () => workerConnection.close(), client, connection, taskQueue, receiver: await startReceiver(),
+    closeWorkerConnection: () => workerConnection.close(), client, connection, taskQueue, receiver: await startReceiver(), callback,
   };
   Object.assign(t.context, shared);
 });
@@ -69,6 +74,7 @@ test.after.always(async (t) => {
   await t.context.closeWorkerConnection?.();
   await t.context.connection?.close();
   await t.context.receiver?.close();
+  await t.context.callback?.close();
   await t.context.browser?.close();
   await t.context.server?.close();
   await t.context.database?.drop();
@@ -242,4 +248,50 @@ test.serial('When a foreign page posts a forged form or frames the application, 
   } finally {
     await new Promise<void>((resolve) => attacker.close(() => resolve()));
   }
+});
+
+test.serial('When an MCP client with OAuth is given only /api/mcp, then the person signs in and consents in the browser, and the client sees only the ticked tools until the connection is revoked', async (t) => {
+  const { page, server, callback } = t.context;
+  const person = await makePerson(t.context.database.db, { role: 'admin', permissions: ['reports'] });
+  const mcpUrl = new URL(`${server.baseUrl}/api/mcp`);
+  const provider = new TestOAuthProvider(callback.url, true);
+  const first = await connectWithOAuth(mcpUrl, provider);
+  t.is(first.client, null, 'discovery from the 401, then the authorization URL');
+  await page.goto(provider.authorizationUrl!.href);
+  await page.waitForURL(/\/app\/sign-in/);
+  await page.fill('input[name=email]', person.email);
+  await page.fill('input[name=password]', person.password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(/\/app\/consent\//);
+  t.is((await page.textContent('#client-name'))?.trim(), 'Test Assistant');
+  t.is((await page.textContent('#client-address'))?.trim(), 'https://client.example.com/oauth/client-metadata.json');
+  // Sensitive scopes are marked and unticked; rights the person lacks are not offered at all.
+  t.false(await page.isChecked('input[value="reports:read"]'));
+  t.truthy(await page.$('label.sensitive:has(input[value="reports:read"]) .badge'));
+  t.is(await page.$('input[value="purchase-prices:read"]'), null);
+  t.is(await page.$('input[value="automations:write"]'), null);
+  for (const scope of ['shipping:read', 'inventory:read', 'products:read']) await page.uncheck(`input[value="${scope}"]`);
+  await page.check('input[name=shopChoice][value=some]');
+  await page.check('input[name=shops][value=sk]');
+  await page.selectOption('select[name=writeMode]', 'read_only');
+  await page.click('button[value=allow]');
+  await page.waitForURL((url) => url.href.startsWith(callback.url));
+
+  const client = await finishOAuth(mcpUrl, provider, first.transport, new URL(page.url()));
+  const tools = (await client.listTools()).tools.map((tool) => tool.name);
+  t.true(tools.includes('orders_list'));
+  t.false(tools.some((name) => name.startsWith('shipping_') || name.startsWith('inventory_') || name.startsWith('products_')), tools.join(','));
+  t.false(provider.savedTokens.scope.includes('reports:read'));
+  t.true((await client.callTool({ name: 'orders_list', arguments: { market: 'cz', limit: 1 } })).isError, 'only the ticked shop');
+
+  await page.goto('/app/connections');
+  const row = page.locator('tr', { hasText: 'Test Assistant' });
+  t.regex(await row.textContent() ?? '', /read_only/);
+  await row.locator('button:has-text("Revoke")').click();
+  await page.waitForURL(/\/app\/connections$/);
+  // (tools/list may be answered from the client's cache; a call always reaches the server.)
+  await t.throwsAsync(() => client.callTool({ name: 'orders_list', arguments: { market: 'sk', limit: 1 } }));
+  const raw = await fetch(mcpUrl, { method: 'POST', headers: { Authorization: `Bearer ${provider.savedTokens.access_token}`, 'Content-Type': 'application/json' }, body: '{}' });
+  t.is(raw.status, 401);
+  await client.close().catch(() => undefined);
 });

@@ -13,6 +13,7 @@ import { FormClient, makePerson, startApplicationServer, testApplicationOptions,
 import { api, type TestServer } from '../helpers/server.js';
 import { startTotpEnrolment, confirmTotpEnrolment } from '../../src/people/totp.js';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
+import { pauseIfOverLimits } from '../../src/webhooks/pause.js';
 
 interface Context {
   database: TestDatabase;
@@ -247,4 +248,71 @@ test('When the owner runs `people create` without a password, then the generated
   await cli('people', 'disable', 'owner.cli@example.com');
   t.is((await client.get('/app')).status, 303, 'the session ended');
   t.is((await client.signIn('owner.cli@example.com', created.password)).status, 401);
+});
+
+test('When secrets exist, then no page or API returns a password hash, TOTP secret, key or webhook secret after creation', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'owner' });
+  const { secret: totpSecret } = await startTotpEnrolment(db, t.context.key, person.id);
+  await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret: totpSecret, epoch: Math.floor(Date.now() / 1000) - 30 }), new Date());
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  let _csrf = await client.csrf('/app/sign-in/second-factor');
+  await client.post('/app/sign-in/second-factor', { _csrf, code: await generate({ secret: totpSecret }), next: '/app' });
+  const keysPage = await client.get('/app/keys');
+  _csrf = csrfOf(keysPage.text);
+  const keyPage = await client.post('/app/keys', { _csrf, name: 'sweep', interfaces: ['rest', 'mcp'], scopes: ['webhooks:read', 'stores:read'], shopChoice: 'all', expiresInDays: 'never', writeMode: 'read_only' });
+  const key = /sk_[0-9A-Za-z]{43}/.exec(keyPage.text)![0];
+  const endpointPage = await client.post('/app/webhooks', { _csrf, name: 'sweep', url: 'http://127.0.0.1:9/sweep', eventChoice: 'all', shopChoice: 'all' });
+  const whsec = /whsec_[A-Za-z0-9+/=]+/.exec(endpointPage.text)![0];
+  const endpointId = /\/app\/webhooks\/(\d+)/.exec(endpointPage.text)![1];
+  const hash = (await db('people').where({ id: person.id }).first('password_hash')).password_hash as string;
+
+  const secrets = { key, whsec, totpSecret, hash, password: person.password };
+  const pages = ['/app', '/app/keys', '/app/webhooks', `/app/webhooks/${endpointId}`, '/app/account', '/app/connections'];
+  for (const path of pages) {
+    const page = await client.get(path);
+    t.is(page.status, 200, path);
+    for (const [name, value] of Object.entries(secrets)) t.false(page.text.includes(value), `${path} shows the ${name}`);
+    t.false(page.text.includes('$argon2'), `${path} shows a password hash`);
+  }
+  for (const path of ['/webhooks/endpoints', `/webhooks/endpoints/${endpointId}`, `/webhooks/endpoints/${endpointId}/deliveries`, '/account/connection']) {
+    const response = await api(t.context.server, path, key);
+    t.is(response.status, 200, path);
+    const text = JSON.stringify(response.body);
+    for (const [name, value] of Object.entries(secrets)) t.false(text.includes(value), `REST ${path} returns the ${name}`);
+  }
+});
+
+test('When an endpoint is paused, then people who see webhooks get the notification, and the plan page shows entitlements with usage', async (t) => {
+  const { db } = t.context.database;
+  const admin = await makePerson(db, { account: 'acme', role: 'admin', permissions: ['webhooks:manage'] });
+  const member = await makePerson(db, { account: 'acme', role: 'member', permissions: [] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(admin.email, admin.password);
+  const list = await client.get('/app/webhooks');
+  const created = await client.post('/app/webhooks', { _csrf: csrfOf(list.text), name: 'flaky receiver', url: 'http://127.0.0.1:9/flaky', eventChoice: 'all', shopChoice: 'all' });
+  const endpointId = /\/app\/webhooks\/(\d+)/.exec(created.text)![1];
+  // The service's own pause rule (30 failed attempts in a row), as the endpoint actor runs it.
+  await db('webhook_endpoints').where({ id: endpointId }).update({ consecutive_failures: 30 });
+  t.true((await pauseIfOverLimits(db, endpointId)).paused);
+
+  const page = await client.get('/app/notifications');
+  t.regex(page.text, /Webhook endpoint &quot;flaky receiver&quot; was paused|Webhook endpoint "flaky receiver" was paused/);
+  t.regex(page.text, new RegExp(`/app/webhooks/${endpointId}`));
+  t.regex(page.text, /new/);
+  t.is((await client.post('/app/notifications/read', { _csrf: csrfOf(page.text) })).status, 303);
+  t.notRegex((await client.get('/app/notifications')).text, /· new/);
+
+  const other = new FormClient(t.context.server.baseUrl);
+  await other.signIn(member.email, member.password);
+  t.notRegex((await other.get('/app/notifications')).text, /flaky receiver/, 'no webhook notifications without the webhook permission');
+  const plan = await other.get('/app/plan');
+  t.regex(plan.text, /id="plan-name">Start</);
+  t.regex(plan.text, /data-feature="webhooks"><td>webhooks<\/td><td>yes<\/td>\s*<td>5<\/td><td>1<\/td>/);
+  // Another account's notifications are never shown.
+  const demo = await makePerson(db, { account: 'demo', role: 'owner' });
+  const demoClient = new FormClient(t.context.server.baseUrl);
+  await demoClient.signIn(demo.email, demo.password);
+  t.notRegex((await demoClient.get('/app/notifications')).text, /flaky receiver/);
 });

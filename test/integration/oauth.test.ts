@@ -9,6 +9,7 @@ import { FormClient, makePerson, startApplicationServer, testApplicationOptions 
 import { connectWithOAuth, finishOAuth, metadataDocumentFetch, startCallbackReceiver, TestOAuthProvider } from '../helpers/oauthClient.js';
 import { fakeDns } from '../helpers/webhooks.js';
 import type { TestServer } from '../helpers/server.js';
+import { modernRequest, rawMcp } from '../helpers/mcp.js';
 
 interface Context {
   database: TestDatabase;
@@ -206,4 +207,18 @@ test('When an OAuth token is sent to REST, then it is refused: tokens are for MC
   const stored = await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken' });
   t.false(JSON.stringify(stored).includes(provider.savedTokens.access_token), 'only a hash of the token is stored');
   await client.close();
+});
+
+test('When an OAuth client calls a tool whose scope it lacks, then it gets the step-up challenge naming the scope', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, owner, { scopes: ['orders:read'], shopChoice: 'all', writeMode: 'read_only' });
+  await client.close();
+  const token = provider.savedTokens.access_token;
+  const denied = modernRequest('tools/call', { name: 'shipping_stats', arguments: { market: 'sk' } }, token);
+  const response = await rawMcp(t.context.server, denied.body, denied.headers);
+  t.is(response.status, 403);
+  t.regex(response.headers.get('www-authenticate')!, /^Bearer error="insufficient_scope", scope="shipping:read", resource_metadata="/);
+  const allowed = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 1 } }, token);
+  t.is((await rawMcp(t.context.server, allowed.body, allowed.headers)).status, 200);
 });

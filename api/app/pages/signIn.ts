@@ -3,6 +3,7 @@ import express, { type Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { checkPassword } from '../../../src/people/signIn.js';
 import { purgeEndedSessions } from '../../../src/people/sessions.js';
+import { purgeExpiredArtifacts } from '../../../src/oauth/adapter.js';
 import { verifySecondFactor } from '../../../src/people/totp.js';
 import { field } from '../forms.js';
 import type { ApplicationDeps } from '../index.js';
@@ -34,7 +35,8 @@ export function signInRoutes(deps: ApplicationDeps): Router {
         : 'The e-mail or the password is not right.';
       return renderPage(res, 'signIn', { title: 'Sign in', next, email, error }, result.reason === 'locked' ? 429 : 401);
     }
-    void purgeEndedSessions(db, now()).catch(() => undefined);
+    // Housekeeping on a rare, cheap occasion: ended sessions and expired authorization artefacts.
+    void purgeEndedSessions(db, now()).then(() => purgeExpiredArtifacts(db, now())).catch(() => undefined);
     if (result.totpEnabled) {
       await replaceSession(db, now(), req, res, { pendingPersonId: result.personId });
       return res.redirect(303, `/app/sign-in/second-factor?next=${encodeURIComponent(next)}`);
