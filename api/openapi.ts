@@ -20,7 +20,7 @@ const periodSchema = {
   description: 'The period used (D5): inclusive calendar dates in the shop\'s time zone.',
 };
 
-function metaSchema(list: boolean): JsonSchema {
+function metaSchema(list: boolean, capability?: RestCapability): JsonSchema {
   const properties: Record<string, unknown> = {
     requestId: { type: 'string', description: 'Identifies the call; quote it to support.' },
     market: { type: 'string', description: 'The shop code the response is about.' },
@@ -32,6 +32,11 @@ function metaSchema(list: boolean): JsonSchema {
     properties.hasMore = { type: 'boolean', description: 'True when a next page exists.' };
     properties.nextCursor = { type: ['string', 'null'], description: 'Send back as `cursor`; null when there is no next page.' };
     required.push('count', 'hasMore', 'nextCursor');
+  }
+  if (capability?.meta) {
+    const extra = jsonSchema(capability.meta, 'output') as { properties?: Record<string, unknown>; required?: string[] };
+    Object.assign(properties, extra.properties);
+    required.push(...(extra.required ?? []));
   }
   return { type: 'object', required, properties };
 }
@@ -70,7 +75,7 @@ function operation(capability: RestCapability) {
       responses: {
         200: {
           description: capability.summary,
-          content: { 'application/json': { schema: { type: 'object', required: ['data', 'meta'], properties: { data: list ? { type: 'array', items: result } : result, meta: metaSchema(list) } } } },
+          content: { 'application/json': { schema: { type: 'object', required: ['data', 'meta'], properties: { data: list ? { type: 'array', items: result } : result, meta: metaSchema(list, capability) } } } },
         },
         ...errorResponses,
       },

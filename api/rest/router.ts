@@ -66,6 +66,7 @@ export function createRestRouter(deps: RunDeps): Router {
       if (output.list) Object.assign(meta, output.list);
       if (output.market) meta.market = output.market;
       if (output.period) meta.period = output.period;
+      if (output.meta) Object.assign(meta, output.meta);
       res.json({ data: output.data, meta });
     });
   }

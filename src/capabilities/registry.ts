@@ -2,15 +2,28 @@
 import { isRestCapability, type Capability, type RestCapability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
-import { inventoryStock } from './areas/inventory.js';
+import { inventoryMovements, inventoryProductAvailability, inventoryStock } from './areas/inventory.js';
+import { customersGet, customersList, customersPerformance } from './areas/customers.js';
+import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
+import { creditNotesSearch, documentsList, documentsPdf, invoicesGet, invoicesSearch } from './areas/documents.js';
+import {
+  affiliateCampaignsGet, affiliateCampaignsList, affiliateCodeRequests, affiliateConversionsGet, affiliateConversionsList, affiliateDiscountCodes,
+  affiliateLinksGenerate, affiliatePartnersGet, affiliatePartnersList, affiliatePayouts, affiliatePortal, affiliateSettings, affiliateStatisticsCapability,
+  affiliateSummaryCapability,
+} from './areas/affiliate.js';
+import { suppliersGet, suppliersList } from './areas/suppliers.js';
 import {
   automationsCatalog, automationsCreateDraft, automationsGet, automationsList, automationsOptions, automationsRuns, automationsTemplates,
   automationsUpdateDraft, automationsValidateDraft,
 } from './areas/automations.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
+import {
+  claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
+  claimsStatistics, claimsTemplates,
+} from './areas/claims.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -31,6 +44,45 @@ export const capabilities: readonly Capability[] = [
   webhooksEndpoints,
   webhooksEndpoint,
   webhooksDeliveries,
+  invoicesSearch,
+  invoicesGet,
+  creditNotesSearch,
+  documentsList,
+  documentsPdf,
+  inventoryProductAvailability,
+  inventoryMovements,
+  // Customers, reports, sales, analytics (issue 9); performance before {customerKey} so its path wins.
+  customersPerformance,
+  customersList,
+  customersGet,
+  reportsFinancialSummary,
+  salesOrderPerformance,
+  claimsList,
+  claimsGet,
+  claimsStatistics,
+  claimsSettings,
+  claimsRefundReadiness,
+  claimsConfiguration,
+  claimsRefundOptions,
+  claimsRefundSettings,
+  claimsRoutes,
+  claimsTemplates,
+  affiliateSettings,
+  affiliatePortal,
+  affiliatePartnersList,
+  affiliatePartnersGet,
+  affiliateCampaignsList,
+  affiliateCampaignsGet,
+  affiliateConversionsList,
+  affiliateConversionsGet,
+  affiliateDiscountCodes,
+  affiliateCodeRequests,
+  affiliatePayouts,
+  affiliateSummaryCapability,
+  affiliateStatisticsCapability,
+  affiliateLinksGenerate,
+  suppliersList,
+  suppliersGet,
   automationsCatalog,
   automationsOptions,
   automationsTemplates,

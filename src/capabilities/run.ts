@@ -31,6 +31,8 @@ export interface CapabilityOutput {
   list?: ListMeta;
   period?: Period;
   market?: string;
+  /** Extra meta fields of a list (the capability's `meta` schema). */
+  meta?: Record<string, unknown>;
 }
 
 /** Whether the capability returns a list (a listing or a search). */
@@ -58,7 +60,8 @@ export function paramsError(error: z.ZodError, rawParams: Record<string, unknown
   if (param === 'limit' && (issue.code === 'too_big' || issue.code === 'too_small')) {
     return new AppError('LIMIT_OUT_OF_RANGE', issue.message, { param });
   }
-  if (issue.code === 'invalid_type' && issue.path.length === 1 && rawParams[String(issue.path[0])] === undefined) {
+  // An absent parameter is missing whatever its schema would have checked (a type, an enum's values).
+  if (issue.path.length === 1 && rawParams[String(issue.path[0])] === undefined) {
     return new AppError('MISSING_PARAMETER', `Parameter \`${param}\` is required.`, { param });
   }
   return new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: ${issue.message}.`, { param, reason: issue.message });
@@ -143,6 +146,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
     const nextCursor = list.hasMore && list.last ? encodeCursor(list.last, period, fingerprint, deps.cursorSecret) : null;
     output.data = projectFields(list.items, capability.fieldScopes, caller.scopes);
     output.list = { count: list.items.length, hasMore: list.hasMore && nextCursor !== null, nextCursor };
+    if (list.meta) output.meta = list.meta;
   } else {
     output.data = projectFields(result, capability.fieldScopes, caller.scopes);
   }

@@ -35,6 +35,8 @@ export interface PageResult<T> {
   items: T[];
   hasMore: boolean;
   last: KeysetPosition | null;
+  /** Extra `meta` fields of the response, declared by the capability's `meta` schema (e.g. /availabilities' `manageable`). */
+  meta?: Record<string, unknown>;
 }
 
 export interface HandlerInput<P> {
@@ -75,6 +77,8 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   params: P;
   /** The result: for `list`/`search` one item, otherwise the whole `data` object. */
   result: R;
+  /** Extra fields a list handler puts into `meta` (REST) and beside `items` (MCP), returned as `PageResult.meta`. */
+  meta?: z.ZodObject;
   /** Fields removed unless the caller has the scope. Each must be optional in `result`. */
   fieldScopes?: FieldScopes;
   annotations: ToolAnnotations;

@@ -9,12 +9,14 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
 import type { AreaRecords, ShopPlatformAdapter, SyncArea } from '../platforms/types.js';
 import { applyClaims } from './apply/claims.js';
+import { applyCompanyCosts } from './apply/companyCosts.js';
 import { applyDocuments } from './apply/documents.js';
 import { applyOrders } from './apply/orders.js';
 import { applySearchConsole } from './apply/searchConsole.js';
 import { applyShipments } from './apply/shipments.js';
 import { applyStock } from './apply/stock.js';
 import { EventSink } from './events.js';
+import { affiliateAfterOrders } from '../affiliate/sync.js';
 import type { SyncShop } from './shops.js';
 
 export interface AreaSyncOptions {
@@ -58,6 +60,7 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'claims': return applyClaims(trx, shop, records as Array<AreaRecords['claims']>, sink);
     case 'stock': return applyStock(trx, shop, records as Array<AreaRecords['stock']>, sink);
     case 'search_console': return applySearchConsole(trx, shop, records as Array<AreaRecords['search_console']>, sink);
+    case 'company_costs': return applyCompanyCosts(trx, shop, records as Array<AreaRecords['company_costs']>);
   }
 }
 
@@ -87,6 +90,7 @@ export async function syncArea(db: Db, adapter: ShopPlatformAdapter, shop: SyncS
       const locked = await lockCheckpoint(trx, shop.id, area, checkpoint);
       const sink = new EventSink(trx, shop, locked.events_from.getTime());
       const written = await applyBatch(trx, area, shop, batch.records, sink);
+      if (area === 'orders') await affiliateAfterOrders(trx, shop, batch.records as Array<AreaRecords['orders']>, until);
       const events = await sink.flush();
       await options.beforeCommit?.({ area, batch: result.batches + 1 });
       await trx('sync_checkpoints').where({ shop_id: shop.id, area }).update({ run_until: until, run_position: batch.position, updated_at: new Date() });
