@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
+import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import { createDeliveries } from '../webhooks/dispatch.js';
 import { emailTemplates, triggers, triggersByEvent, type EntityType } from './catalog.js';
@@ -431,4 +432,26 @@ export async function cancelRunsOfDisabledAutomations(db: Db, workflows: RunWork
     await db('automation_runs').where({ id: row.id }).update({ cancel_requested_at: db.fn.now() });
   }
   return rows.length;
+}
+
+/**
+ * A person runs a published automation now for one past event of its trigger (the application's "run"): a run marked
+ * `manual`, which goes on even while the automation is disabled. One run per automation and event still holds.
+ */
+export async function createManualRun(db: Db, accountId: string, workflowId: string, eventId: string): Promise<{ runWorkflowId: string }> {
+  return db.transaction(async (trx) => {
+    const automation = await trx('automations').where({ account_id: accountId, workflow_id: workflowId }).forUpdate().first();
+    if (!automation) throw new AppError('NOT_FOUND', `No automation ${workflowId}.`, { param: 'workflowId' });
+    if (automation.state !== 'published') throw new AppError('STATE_CONFLICT', `Automation ${workflowId} is a draft: publish it before running it.`, { state: automation.state });
+    const event: OutboxEventRow | undefined = /^[0-9a-f-]{36}$/i.test(eventId)
+      ? await trx('outbox_events').where({ account_id: accountId, event_id: eventId }).first('id', 'event_id', 'account_id', 'shop_id', 'store', 'event_type', 'resource_type', 'resource_id', 'data')
+      : undefined;
+    if (!event) throw new AppError('NOT_FOUND', `No event ${eventId} in this account.`, { param: 'eventId' });
+    if (event.event_type !== automation.trigger_event) throw new AppError('STATE_CONFLICT', `Event ${eventId} is ${event.event_type}; the automation's trigger is ${automation.trigger_event}.`, { eventType: event.event_type });
+    if (automation.markets && (!event.store || !automation.markets.includes(event.store))) throw new AppError('STATE_CONFLICT', `Event ${eventId} is of shop ${event.store}, outside the automation's shops.`, { store: event.store });
+    const row = { ...runRow(automation, event), manual: true };
+    const inserted = await trx('automation_runs').insert(row).onConflict(['automation_id', 'event_id']).ignore().returning('id');
+    if (inserted.length === 0) throw new AppError('STATE_CONFLICT', `Automation ${workflowId} already ran for event ${eventId}; an event never starts two runs.`, { runWorkflowId: row.run_workflow_id });
+    return { runWorkflowId: row.run_workflow_id };
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * `automations list|show|create|publish|enable|disable`: what a person does with automations in the application
+ * `automations list|show|create|publish|enable|disable|run`: what a person does with automations in the application
  * (D11; the Automations page comes with the application). Each change is one transaction in Postgres; the worker's
  * automation consumer acts on it (a disabled automation's waiting runs are cancelled within a second), so no command
  * depends on reaching Temporal.
@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import type { Db } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import { createDraft, findAutomation, publishAutomation, setAutomationEnabled, validateForActor, type Actor } from '../automations/drafts.js';
+import { createManualRun } from '../automations/runs.js';
 import { automationRecord, listAutomations } from '../queries/automations.js';
 import { findAccountByCode } from '../queries/shops.js';
 import { print, UsageError } from './output.js';
@@ -16,6 +17,7 @@ import { print, UsageError } from './output.js';
 export const automationsUsage = `  automations list [--account CODE]
   automations show|publish|enable|disable WORKFLOW_ID [--account CODE]
   automations create --file RULE.json [--request-id ID] [--account CODE]   (a disabled draft, as an assistant's would be)
+  automations run WORKFLOW_ID --event EVENT_ID [--account CODE]   (run a published automation now for a past event)
 `;
 
 async function actorFor(db: Db, code: string): Promise<Actor> {
@@ -40,7 +42,7 @@ export async function automationsCommand(db: Db, argv: string[]): Promise<void> 
   const [action, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest, allowPositionals: true,
-    options: { account: { type: 'string', default: 'demo' }, json: { type: 'boolean', default: false }, file: { type: 'string' }, 'request-id': { type: 'string' } },
+    options: { account: { type: 'string', default: 'demo' }, json: { type: 'boolean', default: false }, file: { type: 'string' }, 'request-id': { type: 'string' }, event: { type: 'string' } },
   });
   const json = values.json!;
   const actor = await actorFor(db, values.account!);
@@ -82,6 +84,12 @@ export async function automationsCommand(db: Db, argv: string[]): Promise<void> 
     case 'disable': {
       const row = await refusalsAsUsage(() => setAutomationEnabled(db, actor, needId(), action === 'enable'));
       print(json, { automation: automationRecord(row) }, `Automation ${row.workflow_id} ${row.enabled ? 'enabled' : 'disabled; its waiting runs are cancelled by the worker'}.`);
+      return;
+    }
+    case 'run': {
+      if (!values.event) throw new UsageError('automations run WORKFLOW_ID --event EVENT_ID');
+      const run = await refusalsAsUsage(() => createManualRun(db, actor.accountId, needId(), values.event!));
+      print(json, run, `Run ${run.runWorkflowId} created; the worker starts it within a second.`);
       return;
     }
     default:

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../src/config/projectRoot.js';
-import { sampleRule } from '../helpers/automations.js';
+import { orderEvent, sampleRule } from '../helpers/automations.js';
 import { api } from '../helpers/server.js';
 
 const run = promisify(execFile);
@@ -62,4 +62,26 @@ test('When the command line is given a bad rule or an unknown automation, then i
   const missing = await cli(t, 'publish', 'aut_0000000000000000');
   t.is(missing.code, 2);
   t.regex(missing.stderr, /NOT_FOUND/);
+});
+
+test('When a person runs a published automation for a past event, then one manual run is created, and a second run for that event is refused', async (t) => {
+  const created = JSON.parse((await cli(t, 'create', '--file', ruleFile(sampleRule()), '--request-id', 'manual-1', '--json')).stdout);
+  const { workflowId } = created.automation;
+  const { eventId } = await orderEvent(t.context.database.db, 'order.created');
+  const draftRun = await cli(t, 'run', workflowId, '--event', eventId);
+  t.is(draftRun.code, 2);
+  t.regex(draftRun.stderr, /STATE_CONFLICT: .*publish it before running/);
+  t.is((await cli(t, 'publish', workflowId)).code, 0);
+  const run = await cli(t, 'run', workflowId, '--event', eventId, '--json');
+  t.is(run.code, 0, run.stderr);
+  t.is(JSON.parse(run.stdout).runWorkflowId, `automation-run-${workflowId}-${eventId}`);
+  const runs = await api(t.context.server, `/automations/${workflowId}/runs`, t.context.key);
+  t.like(runs.body.data[0], { manual: true, status: 'pending', trigger: { eventId, eventType: 'order.created', store: 'sk' } });
+  const again = await cli(t, 'run', workflowId, '--event', eventId);
+  t.is(again.code, 2);
+  t.regex(again.stderr, /already ran for event/);
+  const paid = await orderEvent(t.context.database.db, 'order.paid');
+  const wrongType = await cli(t, 'run', workflowId, '--event', paid.eventId);
+  t.is(wrongType.code, 2);
+  t.regex(wrongType.stderr, /trigger is order.created/);
 });

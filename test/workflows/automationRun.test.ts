@@ -220,3 +220,19 @@ test.serial('When a rule waits until 08:00, then the timer ends at the next 08:0
   const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Bratislava', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(wait.wait_until);
   t.is(local, '08:00');
 });
+
+test.serial('When outbox events are older than the margin, then the consumer\'s own position passes them and forgets their claims; webhook dispatch is untouched', async (t) => {
+  const { db } = t.context.database;
+  await onlyThese(t);
+  await orderEvent(db, 'order.created');
+  await matchOutboxBatch(db);
+  const newest = await db('outbox_events').max('id as id').first();
+  const undispatchedBefore = await db('outbox_events').whereNull('dispatched_at').count<{ count: string }[]>('* as count');
+  await db('outbox_events').update({ created_at: db.raw("now() - interval '2 minutes'") });
+  await matchOutboxBatch(db);
+  const consumer = await db('automation_outbox_consumer').where({ name: 'automations' }).first();
+  t.is(String(consumer.position), String(newest!.id));
+  t.deepEqual(await db('automation_outbox_seen').where('outbox_event_id', '<=', newest!.id), []);
+  const undispatchedAfter = await db('outbox_events').whereNull('dispatched_at').count<{ count: string }[]>('* as count');
+  t.deepEqual(undispatchedAfter, undispatchedBefore, 'the automation consumer never marks events dispatched');
+});

@@ -1,0 +1,19 @@
+/**
+ * A worker of the service in a process of its own, so the automation crash test can kill it (SIGKILL) in the middle of
+ * a run. Env: TEST_DB_URL, TEMPORAL_ADDRESS, TEST_TASK_QUEUE. Without a workflow cache (no sticky queue): on the
+ * time-skipping server a task left on a dead worker's sticky queue would wait for a time-out in frozen time.
+ */
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities/index.js';
+import { createDb } from '../../src/db/knex.js';
+import { workflowsPath } from '../../src/temporal/worker.js';
+
+Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+const db = createDb(process.env.TEST_DB_URL!);
+const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+const worker = await Worker.create({
+  connection, namespace: 'default', taskQueue: process.env.TEST_TASK_QUEUE!, workflowsPath, maxCachedWorkflows: 0, activities: createActivities({ db }),
+});
+const running = worker.run();
+process.stdout.write('ready\n');
+await running;
