@@ -169,6 +169,8 @@ export class DirectSender {
     // Per endpoint what its lane has room for, then round-robin over endpoints within the process-wide room.
     const byEndpoint = new Map<string, Taken[]>();
     for (const row of result.rows) {
+      // Taken meanwhile by an overlapping run in this process.
+      if (claimed.has(String(row.id))) continue;
       const id = String(row.endpoint_id);
       const list = byEndpoint.get(id) ?? [];
       if (list.length < this.perEndpoint - (this.busy.get(id) ?? 0)) list.push(row);
