@@ -109,7 +109,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const until = Date.now() + input.runForMs;
       let lastUpkeep = 0;
       let failures = 0;
-      let holdDispatch = false;
+      let holdAccounts: string[] = [];
       let bursting = false;
       try {
         while (Date.now() < until) {
@@ -118,11 +118,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           try {
             // A burst waits in the outbox while a fast endpoint works through what it already has (T7); looked at
             // before every batch while a burst is being dispatched, else a few times a second.
-            if (bursting) holdDispatch = await sender.shouldHoldDispatch();
+            if (bursting) holdAccounts = await sender.accountsToHold();
             // The outbox is read when NOTIFY told of new events, while a burst lasts, and at every upkeep (safety net).
             const upkeepDue = Date.now() - lastUpkeep >= UPKEEP_INTERVAL_MS;
-            const readOutbox: boolean = !holdDispatch && (work.takeOutboxNews() || bursting || upkeepDue);
-            const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(loopDb) : { events: 0, deliveries: 0, overPendingLimit: [] };
+            if (upkeepDue && !bursting) holdAccounts = await sender.accountsToHold();
+            const readOutbox: boolean = work.takeOutboxNews() || bursting || upkeepDue;
+            const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(loopDb, 500, { holdAccounts }) : { events: 0, deliveries: 0, overPendingLimit: [] };
             bursting = dispatched.events > 0;
             for (const endpointId of dispatched.overPendingLimit) await workflows.checkEndpoint(endpointId);
             const taken = await sender.fill();
@@ -131,7 +132,6 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             let woken = 0;
             if (upkeepDue) {
               lastUpkeep = Date.now();
-              holdDispatch = await sender.shouldHoldDispatch();
               started = await startPendingDeliveries(loopDb, workflows, 500, 32, { afterFirstAttemptOnly: true, exclude: claimedDeliveries() });
               woken = await wakeHeldDeliveries(loopDb, workflows);
             }

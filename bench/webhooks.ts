@@ -183,6 +183,7 @@ async function main() {
       }));
       const rate = total / ((performance.now() - loopStart) / 1000);
       latencies.sort((a, b) => a - b);
+      process.stderr.write(`   plain loop, same receivers: ${fmt(rate)}/s, p50 ${fmt(percentile(latencies, 50), 2)} ms, p99 ${fmt(percentile(latencies, 99), 2)} ms\n`);
       await agent.close();
       for (const r of targets) r.receipts.splice(0, r.receipts.length, ...r.receipts.filter((x) => !x.eventId.startsWith('plain')));
       return { rate, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };

@@ -26,12 +26,13 @@ export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
 /** Requests under way in one worker process at a time, over all endpoints. */
 export const DEFAULT_MAX_IN_FLIGHT = 512;
 /**
- * T7: dispatch (outbox → deliveries) waits while an endpoint has more than this many deliveries waiting for their first
- * attempt and drains them within DRAIN_HORIZON_MS at the rate it is taking them: a burst then stays in the outbox
- * instead of counting as pending deliveries (D14 pauses above 5,000), while a slow endpoint never holds anyone back.
+ * T7: an account's outbox events wait while one of its endpoints has more than this many deliveries waiting for their
+ * first attempt and drains them within DRAIN_HORIZON_MS at the rate it is taking them: a burst then stays in the
+ * outbox instead of counting as pending deliveries (D14 pauses above 5,000). Other accounts are never held, and a slow
+ * endpoint (one that would need longer) holds nobody: its backlog grows and D14 pauses it.
  */
 export const DISPATCH_AHEAD = 2_000;
-const DRAIN_HORIZON_MS = 10_000;
+const DRAIN_HORIZON_MS = 60_000;
 /** The window over which an endpoint's delivery rate is measured. */
 const RATE_WINDOW_MS = 2_000;
 /** How long dispatch waits for a busy endpoint's first answers before its rate is known. */
@@ -168,6 +169,8 @@ export class DirectSender {
     // Per endpoint what its lane has room for, then round-robin over endpoints within the process-wide room.
     const byEndpoint = new Map<string, Taken[]>();
     for (const row of result.rows) {
+      // Taken meanwhile by an overlapping run in this process.
+      if (claimed.has(String(row.id))) continue;
       const id = String(row.endpoint_id);
       const list = byEndpoint.get(id) ?? [];
       if (list.length < this.perEndpoint - (this.busy.get(id) ?? 0)) list.push(row);
@@ -220,21 +223,21 @@ export class DirectSender {
   }
 
   /**
-   * Whether dispatch should wait (T7): some endpoint has more than DISPATCH_AHEAD deliveries waiting for their first
-   * attempt and is taking them fast enough to be through them within DRAIN_HORIZON_MS.
+   * The accounts whose outbox events wait (T7): those with an endpoint that has more than DISPATCH_AHEAD deliveries
+   * waiting for their first attempt and is taking them fast enough to be through them within DRAIN_HORIZON_MS.
    */
-  async shouldHoldDispatch(): Promise<boolean> {
-    const backlog = await this.db('webhook_deliveries').select('endpoint_id').count<{ endpoint_id: string; count: string }[]>('* as count')
+  async accountsToHold(): Promise<string[]> {
+    const backlog = await this.db('webhook_deliveries').select('endpoint_id', 'account_id').count<{ endpoint_id: string; account_id: string; count: string }[]>('* as count')
       .where({ status: 'PENDING', attempts: 0 }).whereNull('workflow_started_at').whereNull('held_since').whereNull('manual_retry_at')
-      .groupBy('endpoint_id').havingRaw('count(*) > ?', [DISPATCH_AHEAD]);
+      .groupBy('endpoint_id', 'account_id').havingRaw('count(*) > ?', [DISPATCH_AHEAD]);
     const now = Date.now();
-    return backlog.some((row) => {
+    return [...new Set(backlog.filter((row) => {
       const id = String(row.endpoint_id);
       const rate = this.rateOf(id, now);
       // Before an endpoint's first answers there is no rate yet: wait for it, but only briefly (it may never answer).
       if (rate === 0) return (this.busy.get(id) ?? 0) > 0 && now - (this.laneStarted.get(id) ?? 0) < RATE_UNKNOWN_HOLD_MS;
       return rate * (DRAIN_HORIZON_MS / 1000) >= Number(row.count);
-    });
+    }).map((row) => String(row.account_id)))];
   }
 
   private async isEntitled(accountId: string, now: number): Promise<boolean> {

@@ -77,10 +77,13 @@ export interface DispatchResult {
  * subscribes to it (a paused endpoint keeps collecting; a disabled one gets nothing), and is marked dispatched in the
  * same transaction. SKIP LOCKED lets several dispatchers run without waiting on each other.
  */
-export async function dispatchOutboxBatch(db: Db, limit = 500): Promise<DispatchResult> {
+export async function dispatchOutboxBatch(db: Db, limit = 500, opts: { holdAccounts?: readonly string[] } = {}): Promise<DispatchResult> {
   return db.transaction(async (trx) => {
-    const events: EventRow[] = await trx('outbox_events as o').join('accounts as a', 'a.id', 'o.account_id')
+    const q = trx('outbox_events as o').join('accounts as a', 'a.id', 'o.account_id')
       .select(eventColumns).whereNull('o.dispatched_at').orderBy('o.id').limit(limit).forUpdate('o').skipLocked();
+    // Accounts whose burst waits in the outbox (T7); their events keep their order, other accounts' go on.
+    if (opts.holdAccounts && opts.holdAccounts.length > 0) q.whereNotIn('o.account_id', opts.holdAccounts);
+    const events: EventRow[] = await q;
     if (events.length === 0) return { events: 0, deliveries: 0, overPendingLimit: [] };
     const accountIds = [...new Set(events.map((e) => String(e.account_id)))];
     const endpoints: EndpointMatchRow[] = await trx('webhook_endpoints')

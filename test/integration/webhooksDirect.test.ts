@@ -156,8 +156,10 @@ test.serial('When one endpoint times out and another answers 500, then healthy e
   const alone = await round('pl', 'L');
   const beside = await round('hu', 'H');
   t.log(`healthy endpoints: ${alone} ms alone, ${beside} ms beside a hanging and a failing endpoint`);
-  // 64 deliveries at 16 at a time and 300 ms each take 1.2 s; the hanging endpoint's requests time out only at 10 s.
-  t.true(beside < 2 * alone + 1_500, `not slowed: ${beside} ms beside the bad endpoints, ${alone} ms alone`);
+  // 64 deliveries at 16 at a time and 300 ms each take 1.2 s. Were the healthy endpoints held up by the hanging one,
+  // they would wait for its 10 s time-outs, four rounds of them (40 s); the bound leaves room for a loaded machine,
+  // where the failing endpoint's retry workflows share the worker's CPU.
+  t.true(beside < 3 * alone + 5_000, `not slowed: ${beside} ms beside the bad endpoints, ${alone} ms alone`);
   t.true(hanging.requests.length <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `the hanging endpoint has at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} requests (${hanging.requests.length})`);
   const arrivals = slowHealthy.requests.map((r) => r.at).sort((x, y) => x - y);
   const busiest = Math.max(...arrivals.map((at) => arrivals.filter((other) => other >= at && other < at + 250).length));

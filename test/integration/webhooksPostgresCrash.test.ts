@@ -49,7 +49,7 @@ test('When Postgres is stopped in the middle of a burst and comes back, then eve
   await prepare(db);
 
   const settings = testSettings();
-  const receiver: Receiver = await startReceiver({ reply: () => ({ status: 200, delayMs: 200 }) });
+  const receiver: Receiver = await startReceiver({ reply: () => ({ status: 200, delayMs: 500 }) });
   t.context.cleanups.push(() => receiver.close());
   receiver.secret = (await makeEndpoint(db, settings, { url: receiver.url, events: ['order.created'], shops: ['sk'] })).secret;
 

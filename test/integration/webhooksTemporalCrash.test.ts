@@ -38,8 +38,8 @@ test('When the Temporal server is killed in the middle of a burst and comes back
   t.timeout(180_000);
   const { db } = t.context.database;
   const settings = testSettings();
-  // Each reply takes 200 ms, so the direct path's 16 requests at once leave the burst unfinished at the crash.
-  const receiver: Receiver = await startReceiver({ reply: () => ({ status: 200, delayMs: 200 }) });
+  // Each reply takes 500 ms (stopping a server takes a while, and deliveries go on meanwhile), so the direct path's 16 requests at once leave the burst unfinished at the crash.
+  const receiver: Receiver = await startReceiver({ reply: () => ({ status: 200, delayMs: 500 }) });
   t.context.cleanups.push(() => receiver.close());
   receiver.secret = (await makeEndpoint(db, settings, { url: receiver.url, events: ['order.created'], shops: ['sk'] })).secret;
 
