@@ -10,7 +10,6 @@ import {
   analyticsOrderCoverageCapability, analyticsOrderHeatmapCapability, analyticsOverviewCapability, analyticsRevenueSourcesCapability,
 } from './areas/analytics.js';
 import { analyticsSeoCapability, searchConsoleQueryCapability, searchConsoleStatusCapability } from './areas/searchConsole.js';
-import { inventoryStock } from './areas/inventory.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';

@@ -10,20 +10,15 @@ import type {
 import type { GeneratedCompanyCost } from './demo/companyCosts.js';
 import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from './demo/analytics.js';
 import type { GeneratedSearchConsoleDay } from './demo/searchConsoleRows.js';
-
 import type {
   GeneratedArticle, GeneratedAvailability, GeneratedCategoryTexts, GeneratedContentCapabilities, GeneratedProductTexts,
 } from './demo/content.js';
 
-import type { GeneratedCompanyCost } from './demo/companyCosts.js';
-
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = [
   'orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue', 'web_analytics', 'coupons',
+  'search_console_data',
 ] as const;
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue'] as const;
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'web_analytics', 'search_console_data'] as const;
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'coupons'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -88,8 +83,6 @@ export interface AreaRecords {
   coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
   /** One delivered day of search-console rows (fresh or final). */
   search_console_data: GeneratedSearchConsoleDay;
-  /** Every coupon the shop has at `until` (a small set), then the list of their codes: a code missing from it was removed. */
-  coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
 }
 
 export interface ChangeRequest {

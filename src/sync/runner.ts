@@ -69,7 +69,6 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'web_analytics': return applyWebAnalytics(trx, shop, records as Array<AreaRecords['web_analytics']>);
     case 'coupons': return applyCoupons(trx, shop, records as Array<AreaRecords['coupons']>);
     case 'search_console_data': return applySearchConsoleData(trx, shop, records as Array<AreaRecords['search_console_data']>);
-    case 'coupons': return applyCoupons(trx, shop, records as Array<AreaRecords['coupons']>);
   }
 }
 

@@ -35,7 +35,6 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     // Issue 10: the shop's welcome coupon (it always exists).
     couponCode: (await db('coupons').where({ shop_id: shop.id }).orderBy('created_at').first('code')).code,
     // Catalogue texts (issue 8)
-  // Documents, stock and content (issue 8)
     guid: category.guid,
   };
 }

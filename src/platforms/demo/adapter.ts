@@ -169,7 +169,6 @@ export class DemoPlatform implements ShopPlatformAdapter {
     else if (area === 'web_analytics') source = this.webAnalyticsChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'coupons') source = this.couponChanges(shop, model, untilMs, resume, request.limit);
     else if (area === 'search_console_data') source = this.searchConsoleDataChanges(model, sinceMs, untilMs, resume, request.limit);
-    else if (area === 'coupons') source = this.couponChanges(shop, model, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
   }
@@ -454,6 +453,8 @@ export class DemoPlatform implements ShopPlatformAdapter {
       });
     }
     return [...byCode.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  }
+
   /** The days of search-console rows delivered by the completed runs in (since, until], in run order. */
   private async *searchConsoleDataChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
     const { settings, definition, timeline } = model;
