@@ -47,7 +47,11 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
   // The runner verified an incoming cursor with this same fingerprint (D7); the summary encodes the next one itself.
   const fingerprint = cursorFingerprint({ capability: 'customers.performance', account: ctx.caller.account.id, shopId: ctx.shop!.id, ...bound });
 
-  const base = filteredRows(ctx, period);
+  // A period that covers every order day of the shop gives the lifetime figures: read the lifetime rows (indexed by
+  // revenue) instead of summing a year of per-day rows.
+  const span = period ? await db('order_daily_rollups').where({ shop_id: ctx.shop!.id }).first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last')) : null;
+  const effective = period && span?.first && period.from <= span.first && period.to >= span.last ? null : period;
+  const base = filteredRows(ctx, effective);
   const page = db.with('f', base).from('f')
     .leftJoin('customer_rollups as cr', function joinLifetime() {
       this.on('cr.customer_key', '=', 'f.customer_key').andOn('cr.currency', '=', 'f.currency').andOn('cr.shop_id', '=', db.raw('?', [ctx.shop!.id]));
@@ -59,10 +63,10 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
     const [key, currency] = after.id.split('|');
     page.whereRaw('(f.revenue < ?::numeric or (f.revenue = ?::numeric and (f.customer_key, f.currency) > (?, ?)))', [after.key, after.key, key, currency]);
   }
-  const totalsQuery = db.with('f', filteredRows(ctx, period)).from('f')
+  const totalsQuery = db.with('f', filteredRows(ctx, effective)).from('f')
     .select('currency', db.raw('count(distinct customer_key)::int as customers'), db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue'))
     .groupBy('currency');
-  const customersQuery = db.with('f', filteredRows(ctx, period)).from('f').first(db.raw('count(distinct customer_key)::int as customers'));
+  const customersQuery = db.with('f', filteredRows(ctx, effective)).from('f').first(db.raw('count(distinct customer_key)::int as customers'));
   const [rows, totals, distinct] = await Promise.all([page as unknown as Promise<PerformanceRow[]>, totalsQuery as unknown as Promise<Array<{ currency: string; orders: number; revenue: string }>>, customersQuery]);
 
   const hasMore = rows.length > limit;

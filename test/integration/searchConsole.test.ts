@@ -82,8 +82,9 @@ test('When the SEO summary is read by query or page, then clicks, impressions, C
   t.is((await get(t, '/search-console/query?market=hu', analyticsOnly)).status, 403);
   const acme = await issueKey(db, { account: 'acme', scopes: ['search-console:read'] });
   t.is((await get(t, '/search-console/status?market=hu', acme)).status, 404);
-  const own = await get(t, '/search-console/status?market=sk', acme);
-  const acmeRows = await db('search_console_rows').where({ shop_id: await shopId(t, 'sk', 'acme') }).count({ n: '*' });
+  // acme/cz: the sync test of this file moves acme/sk meanwhile.
+  const own = await get(t, '/search-console/status?market=cz', acme);
+  const acmeRows = await db('search_console_rows').where({ shop_id: await shopId(t, 'cz', 'acme') }).count({ n: '*' });
   t.is(own.body.data.archive.rows, Number(acmeRows[0].n), 'the tenant\'s own archive');
 });
 
