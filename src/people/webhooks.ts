@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { getWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, type WebhookEndpointView } from '../queries/webhooks.js';
 import type { KeysetPosition } from '../capabilities/cursor.js';
 import {
-  createEndpoint, deleteEndpoint, disableEndpoint, enableEndpoint, pingEndpoint, retryDelivery, rotateEndpointSecret, type EndpointDeps,
+  createEndpoint, deleteEndpoint, disableEndpoint, enableEndpoint, pingEndpoint, retryDelivery, rotateEndpointSecret, updateEndpoint, type EndpointDeps,
 } from '../webhooks/endpoints.js';
 import { hasPermission, type Person } from './model.js';
 
@@ -87,4 +87,13 @@ export async function retryDeliveryAsPerson(db: Db, person: Person, endpointId: 
   const belongs = await db('webhook_deliveries').where({ id: deliveryId, endpoint_id: endpointId }).first('id');
   if (!belongs) throw new AppError('NOT_FOUND', 'No such delivery.');
   return retryDelivery(db, person.accountId, deliveryId);
+}
+
+export async function updateEndpointAsPerson(db: Db, deps: Omit<EndpointDeps, 'secretsKey'>, person: Person, id: string, input: { name: string; url: string; events: string[] | 'all'; shops: string[] | 'all' }) {
+  await manageable(db, person, id);
+  const shops = person.shopCodes;
+  if (shops && (input.shops === 'all' || input.shops.some((c) => !shops.has(c)))) {
+    throw new AppError('INVALID_PARAMETER', 'Pick only shops you may see.', { param: 'shops', reason: 'beyond_rights' });
+  }
+  return updateEndpoint(db, deps, person.accountId, id, input);
 }

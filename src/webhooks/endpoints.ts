@@ -224,3 +224,37 @@ export async function retryDelivery(db: Db, accountId: string, deliveryId: strin
     return { deliveryId, status: 'PENDING' as const, attempts: row.attempts as number };
   });
 }
+
+export interface UpdateEndpointInput {
+  name: string;
+  url: string;
+  events: string[] | 'all';
+  shops: string[] | 'all';
+}
+
+/**
+ * A person edits an endpoint (name, URL, events, shop scope) under the same rules as at creation; the new URL is
+ * checked on its addresses now and again at every delivery. Events dispatched from now on follow the new
+ * subscription; deliveries already pending go to the new URL. The secret and the state do not change.
+ */
+export async function updateEndpoint(db: Db, deps: Omit<EndpointDeps, 'secretsKey'>, accountId: string, id: string, input: UpdateEndpointInput): Promise<{ id: string }> {
+  await liveEndpoint(db, accountId, id);
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 100) throw new AppError('INVALID_PARAMETER', 'The name must have 1 to 100 characters.', { param: 'name', reason: 'length' });
+  const eventTypes = checkedEvents(input.events);
+  const shopCodes = await checkedShops(db, accountId, input.shops);
+  let url: string;
+  try {
+    url = (await verifyDestination(input.url, deps, deps.resolve)).url.href;
+  } catch (error) {
+    if (error instanceof WebhookAddressError) throw urlRejected(error);
+    throw error;
+  }
+  await db.transaction(async (trx) => {
+    await liveEndpoint(trx, accountId, id, { lock: true });
+    await trx('webhook_endpoints').where({ id }).update({
+      name, url, all_events: input.events === 'all', event_types: eventTypes, all_shops: input.shops === 'all', shop_codes: shopCodes, updated_at: trx.fn.now(),
+    });
+  });
+  return { id };
+}

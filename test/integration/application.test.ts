@@ -316,3 +316,34 @@ test('When an endpoint is paused, then people who see webhooks get the notificat
   await demoClient.signIn(demo.email, demo.password);
   t.notRegex((await demoClient.get('/app/notifications')).text, /flaky receiver/);
 });
+
+test('When an endpoint is edited, then the new settings are saved under the address rules and only by a person who may change it', async (t) => {
+  const { db } = t.context.database;
+  const admin = await makePerson(db, { role: 'admin', permissions: ['webhooks:manage'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(admin.email, admin.password);
+  const list = await client.get('/app/webhooks');
+  const created = await client.post('/app/webhooks', { _csrf: csrfOf(list.text), name: 'to edit', url: 'http://127.0.0.1:9/a', eventChoice: 'all', shopChoice: 'all' });
+  const id = /\/app\/webhooks\/(\d+)/.exec(created.text)![1];
+  const form = await client.get(`/app/webhooks/${id}/edit`);
+  t.regex(form.text, /value="to edit"/);
+  const _csrf = csrfOf(form.text);
+  const refused = await client.post(`/app/webhooks/${id}/edit`, { _csrf, name: 'edited', url: 'https://10.1.2.3/hook', eventChoice: 'all', shopChoice: 'all' });
+  t.is(refused.status, 400);
+  t.regex(refused.text, /non-public|public/);
+  const saved = await client.post(`/app/webhooks/${id}/edit`, { _csrf, name: 'edited', url: 'http://127.0.0.1:9/b', eventChoice: 'some', events: 'order.created', shopChoice: 'some', shops: 'sk' });
+  t.is(saved.status, 303);
+  const row = await db('webhook_endpoints').where({ id }).first();
+  t.is(row.name, 'edited');
+  t.is(row.url, 'http://127.0.0.1:9/b');
+  t.deepEqual([row.all_events, row.event_types, row.all_shops, row.shop_codes], [false, ['order.created'], false, ['sk']]);
+
+  // A person who sees only cz cannot change an endpoint of sk.
+  const czOnly = await makePerson(db, { role: 'member', permissions: ['webhooks:manage'], shops: ['cz'] });
+  const other = new FormClient(t.context.server.baseUrl);
+  await other.signIn(czOnly.email, czOnly.password);
+  const otherCsrf = csrfOf((await other.get('/app/webhooks')).text);
+  const denied = await other.post(`/app/webhooks/${id}/edit`, { _csrf: otherCsrf, name: 'hijack', url: 'http://127.0.0.1:9/c', eventChoice: 'all', shopChoice: 'some', shops: 'cz' });
+  t.is(denied.status, 404);
+  t.is((await db('webhook_endpoints').where({ id }).first()).name, 'edited');
+});

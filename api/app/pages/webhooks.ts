@@ -8,7 +8,7 @@ import { subscribableEventTypes } from '../../../src/events/catalogue.js';
 import { AppError } from '../../../src/errors.js';
 import {
   createEndpointAsPerson, deliveriesOf, endpointActionAsPerson, endpointOf, endpointsOf, mayManageWebhooks, mayReadWebhooks, retryDeliveryAsPerson,
-  rotateSecretAsPerson, type EndpointAction,
+  rotateSecretAsPerson, updateEndpointAsPerson, type EndpointAction,
 } from '../../../src/people/webhooks.js';
 import { listShops } from '../../../src/queries/shops.js';
 import { field, fields } from '../forms.js';
@@ -22,6 +22,7 @@ const DONE_MESSAGES: Record<string, string> = {
   disable: 'The endpoint is disabled; its pending deliveries were skipped.',
   ping: 'A test event (ping) is on its way; refresh to see the attempt below.',
   retry: 'The delivery is queued for one more attempt; refresh to see it below.',
+  edit: 'The endpoint is saved; events from now on follow the new settings.',
 };
 
 export function webhooksRoutes(deps: ApplicationDeps): Router {
@@ -80,6 +81,33 @@ export function webhooksRoutes(deps: ApplicationDeps): Router {
   router.post('/webhooks/:id/rotate-secret', ...manage, async (req, res) => {
     const rotated = await rotateSecretAsPerson(db, { secretsKey: deps.application.secretsKey() }, currentPerson(res), String(req.params.id));
     renderPage(res, 'webhookSecret', { title: 'New signing secret', endpointId: rotated.id, secret: rotated.secret, created: false });
+  });
+
+  const editPage = async (res: Response, endpoint: Awaited<ReturnType<typeof endpointOf>>, error: string | null = null, status = 200) => {
+    const person = currentPerson(res);
+    const shops = await listShops(db, person.accountId, person.shopCodes);
+    renderPage(res, 'webhookEdit', {
+      title: `Edit ${endpoint.name}`, endpoint, eventTypes: subscribableEventTypes, shops: shops.map((s) => ({ code: s.code, name: s.name })),
+      allShopsAllowed: person.shopCodes === null, error,
+    }, status);
+  };
+
+  router.get('/webhooks/:id/edit', ...manage, async (req, res) => editPage(res, await endpointOf(db, currentPerson(res), String(req.params.id))));
+
+  router.post('/webhooks/:id/edit', ...manage, async (req, res) => {
+    const id = String(req.params.id);
+    const form = {
+      name: field(req.body, 'name'), url: field(req.body, 'url').trim(),
+      events: field(req.body, 'eventChoice') === 'all' ? 'all' as const : fields(req.body, 'events'),
+      shops: field(req.body, 'shopChoice') === 'all' ? 'all' as const : fields(req.body, 'shops'),
+    };
+    try {
+      await updateEndpointAsPerson(db, { allowLoopback: deps.application.allowLoopback, resolve: deps.application.resolve }, currentPerson(res), id, form);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return editPage(res, await endpointOf(db, currentPerson(res), id), error.message, error.status);
+    }
+    res.redirect(303, `/app/webhooks/${id}?done=edit`);
   });
 
   router.get('/webhooks/:id/delete', ...manage, async (req, res) => {
