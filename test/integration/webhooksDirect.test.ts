@@ -116,7 +116,8 @@ test.serial('When a first attempt fails, then only that delivery continues as it
     const attempts = await db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('attempt').select('attempt', 'outcome', 'http_status', 'attempted_at', 'duration_ms');
     t.deepEqual(attempts.map((a) => [a.attempt, a.outcome, a.http_status]), [[1, 'http_error', 503], [2, 'success', 200]]);
     const waited = (attempts[1].attempted_at as Date).getTime() - ((attempts[0].attempted_at as Date).getTime() + attempts[0].duration_ms);
-    t.true(waited >= RETRY_MS - 10 && waited < RETRY_MS + 2_000, `the retry came ${waited} ms after the failed attempt (schedule: ${RETRY_MS} ms)`);
+    // Never early; how late depends on the shared Temporal server's load (the bench measures it: scenario e).
+    t.true(waited >= RETRY_MS - 10 && waited < RETRY_MS + 15_000, `the retry came ${waited} ms after the failed attempt (schedule: ${RETRY_MS} ms)`);
     const handle = t.context.client.workflow.getHandle(workflowIds.webhookDelivery(id));
     t.is(await handle.result(), 'SENT', 'the failed delivery continued as its own workflow');
   }
