@@ -22,6 +22,10 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
 /** Creates the server for `app`. Without this, Node answers a too-long URL with an empty 431 and no code. */
 export function createHttpServer(app: RequestListener): http.Server {
   const server = http.createServer(app);
+  // An idle keep-alive connection must outlive the client's own idle limit (undici: 4 s, proxies: often 60 s): when
+  // the server closes first, a request the client sends on that socket at the same instant fails ("other side closed").
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // Nothing to answer on a connection the client already dropped.
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
