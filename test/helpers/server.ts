@@ -18,6 +18,9 @@ export interface TestServer {
 export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW, mcp?: McpOptions): Promise<TestServer> {
   const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now, mcp });
   const server = createHttpServer(app);
+  // The test client (undici, in this same busy process) must close idle sockets before the server does: with Node's
+  // 5 s default a request sent on a socket the server is closing at that moment fails with ECONNRESET under load.
+  server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
