@@ -18,10 +18,7 @@ export interface TestServer {
 export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW, mcp?: McpOptions): Promise<TestServer> {
   const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now, mcp });
   const server = createHttpServer(app);
-  // Node closes idle keep-alive sockets after 5 s and fetch (undici) drops its own after 4 s; on a loaded machine the
-  // 1 s margin vanishes and a request goes out on a socket the server just closed (ECONNRESET). Tests never idle a
-  // minute, so the server keeps sockets longer than the client ever does.
-  server.keepAliveTimeout = 60_000;
+  // Keep-alive: createHttpServer keeps idle sockets 65 s, longer than the client (undici, 4 s) ever does.
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
