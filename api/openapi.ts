@@ -1,8 +1,8 @@
 /** The OpenAPI 3.1 document, generated from the capability registry and the error module. */
 import { z } from 'zod';
-import { capabilities } from '../src/capabilities/registry.js';
+import { restCapabilities } from '../src/capabilities/registry.js';
 import { isListKind } from '../src/capabilities/run.js';
-import type { Capability } from '../src/capabilities/types.js';
+import type { RestCapability } from '../src/capabilities/types.js';
 import { errorCatalogue, errorCodes } from '../src/errors.js';
 import { allScopes } from '../src/auth/scopes.js';
 
@@ -20,7 +20,7 @@ const periodSchema = {
   description: 'The period used (D5): inclusive calendar dates in the shop\'s time zone.',
 };
 
-function metaSchema(list: boolean): JsonSchema {
+function metaSchema(list: boolean, capability?: RestCapability): JsonSchema {
   const properties: Record<string, unknown> = {
     requestId: { type: 'string', description: 'Identifies the call; quote it to support.' },
     market: { type: 'string', description: 'The shop code the response is about.' },
@@ -32,6 +32,11 @@ function metaSchema(list: boolean): JsonSchema {
     properties.hasMore = { type: 'boolean', description: 'True when a next page exists.' };
     properties.nextCursor = { type: ['string', 'null'], description: 'Send back as `cursor`; null when there is no next page.' };
     required.push('count', 'hasMore', 'nextCursor');
+  }
+  if (capability?.meta) {
+    const extra = jsonSchema(capability.meta, 'output') as { properties?: Record<string, unknown>; required?: string[] };
+    Object.assign(properties, extra.properties);
+    required.push(...(extra.required ?? []));
   }
   return { type: 'object', required, properties };
 }
@@ -46,7 +51,7 @@ const errorResponses = Object.fromEntries(
   }),
 );
 
-function operation(capability: Capability) {
+function operation(capability: RestCapability) {
   const params = jsonSchema(capability.params, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
   const required = new Set(params.required ?? []);
   const parameters = Object.entries(params.properties ?? {}).map(([name, schema]) => {
@@ -70,7 +75,7 @@ function operation(capability: Capability) {
       responses: {
         200: {
           description: capability.summary,
-          content: { 'application/json': { schema: { type: 'object', required: ['data', 'meta'], properties: { data: list ? { type: 'array', items: result } : result, meta: metaSchema(list) } } } },
+          content: { 'application/json': { schema: { type: 'object', required: ['data', 'meta'], properties: { data: list ? { type: 'array', items: result } : result, meta: metaSchema(list, capability) } } } },
         },
         ...errorResponses,
       },
@@ -81,7 +86,7 @@ function operation(capability: Capability) {
 /** Builds the whole document; deterministic, so it can be snapshotted. */
 export function buildOpenApiDocument() {
   const paths: Record<string, unknown> = {};
-  for (const capability of [...capabilities].sort((a, b) => a.path.localeCompare(b.path))) paths[capability.path] = operation(capability);
+  for (const capability of [...restCapabilities].sort((a, b) => a.path.localeCompare(b.path))) paths[capability.path] = operation(capability);
   paths['/capabilities'] = {
     get: {
       operationId: 'capabilities.list', summary: 'What the calling key may call.', tags: ['meta'], security: [{ bearerAuth: [] }],
@@ -104,7 +109,7 @@ export function buildOpenApiDocument() {
     },
     servers: [{ url: '/api/v1' }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(capabilities.map((c) => c.name.split('.')[0]))].sort().map((name) => ({ name })).concat([{ name: 'meta' }]),
+    tags: [...new Set(restCapabilities.map((c) => c.name.split('.')[0]))].sort().map((name) => ({ name })).concat([{ name: 'meta' }]),
     paths,
     components: {
       securitySchemes: {

@@ -3,7 +3,7 @@
 // tools) and builds dist/.
 // Plain JS with node built-ins only, because it runs before node_modules exists.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -92,10 +92,66 @@ if (process.argv.includes('--test-tools')) {
   }
 }
 
-// c. Build (incremental, so a no-op build is fast).
+// b3. The first-name data set behind `marketingGender` (Joerg Michael's nam_dict, ~48k names with frequencies per
+// country, as shipped in the PyPI package gender-guesser): data only, read by src/customers/gender.ts.
+{
+  const tool = versions.nameData;
+  const dir = join(root, tool.dir);
+  const marker = join(dir, '.installed-version');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== tool.version || !existsSync(join(dir, tool.file))) {
+    say(`installing ${tool.pypi}==${tool.version} (name data set) into ${tool.dir}`, true);
+    rmSync(dir, { recursive: true, force: true });
+    run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', dir, `${tool.pypi}==${tool.version}`],
+      `pip install of ${tool.pypi}`, { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' });
+    writeFileSync(marker, `${tool.version}\n`);
+  }
+}
+
+// b4. For `npm test` only: the official MCP conformance suite (npm, pinned) in its own prefix, outside our lockfile.
+if (process.argv.includes('--test-tools')) {
+  const tool = versions.mcpConformance;
+  const dir = join(root, tool.dir);
+  const marker = join(dir, '.installed-version');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== tool.version) {
+    say(`installing ${tool.npm}@${tool.version} into ${tool.dir}`, true);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+    run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', `${tool.npm}@${tool.version}`], `npm install of ${tool.npm}`);
+    writeFileSync(marker, `${tool.version}\n`);
+  }
+}
+
+// c. Build. tsc's own no-op check still costs seconds (it loads the compiler and every file), so the build is skipped
+// when the stamp written by the last successful build is newer than every input: a source file, a folder (a deleted or
+// added file changes its folder's time), tsconfig.json or the installed dependencies.
+const buildInputs = ['src', 'api', 'workflows', 'activities', 'test', 'bench'];
+const stamp = join(root, 'dist/.build-stamp');
+
+/** Newest modification time (ms) of `path` and, for a folder, everything under it. */
+function newestMtime(path) {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  let newest = stat.mtimeMs;
+  if (stat.isDirectory()) {
+    for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
 if (process.env.SKIP_BUILD === '1') {
   say('SKIP_BUILD=1, not building');
 } else {
-  say('building (tsc)');
-  run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], 'TypeScript build');
+  const built = statSync(stamp, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const inputs = Math.max(...buildInputs.map((dir) => newestMtime(join(root, dir))), newestMtime(join(root, 'tsconfig.json')), newestMtime(hiddenLock));
+  if (built > inputs) {
+    say('dist/ is newer than every source file, not building');
+  } else {
+    say('building (tsc)');
+    // The stamp's time is taken before tsc starts, so a file saved during the build makes the next run build again.
+    const startedAt = new Date();
+    run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], 'TypeScript build');
+    writeFileSync(stamp, `${startedAt.toISOString()}\n`);
+    utimesSync(stamp, startedAt, startedAt);
+  }
 }

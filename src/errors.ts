@@ -33,6 +33,13 @@ export const errorCatalogue = {
   REQUEST_TIMEOUT: { status: 408, description: 'The request was not received completely in time.' },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, description: 'The request line and headers exceed 16 KB, e.g. a very long URL.' },
   INTERNAL_ERROR: { status: 500, description: 'An unexpected failure; quote `meta.requestId` to support.' },
+  PDF_NOT_AVAILABLE: { status: 404, description: 'The document exists but the shop has no printable form of it (`pdfAvailable` is false in /documents).' },
+  // Automations (issue 14) and the generic `write` kind.
+  WRITE_MODE_READ_ONLY: { status: 403, description: 'A write tool was called with a credential whose AI write mode is `read_only` (such a credential does not even list write tools).' },
+  VERSION_CONFLICT: { status: 409, description: '`expectedVersion` is not the record\'s current version (`details.currentVersion`); read it again and repeat the change.' },
+  IDEMPOTENCY_CONFLICT: { status: 409, description: 'The `clientRequestId` was already used with a different request body; use a new id for a new request.' },
+  CATALOG_CHANGED: { status: 409, description: 'The automation catalogue moved since the draft\'s `catalogVersion` (`details.currentCatalogVersion`); read automations_catalog and write the rule against it.' },
+  INVALID_AUTOMATION: { status: 400, description: 'The automation rule does not validate against the catalogue; `details.problems` lists every problem with its node and reason.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

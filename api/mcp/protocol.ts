@@ -7,6 +7,8 @@
 /** Newest first. 2026-07-28 is served statelessly; the 2025 revisions through the `initialize` handshake, without sessions. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const;
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** The revisions `server/discover` lists (the SDK lists only modern ones there; 2025 revisions are negotiated by `initialize`). */
+export const MODERN_PROTOCOL_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS.filter((version) => version >= MODERN_PROTOCOL_VERSION);
 /** What a 2025-era request without `MCP-Protocol-Version` is taken to be (2025-06-18 transport rules). */
 export const HEADERLESS_PROTOCOL_VERSION = '2025-03-26';
 
@@ -84,10 +86,16 @@ function mismatch(id: string | number | null, message: string, header: string, v
   return { status: 400, body: jsonRpcError(JSONRPC.HEADER_MISMATCH, `Header mismatch: ${message}`, { header, value: value ?? null, body: body ?? null }, id) };
 }
 
-export function unsupportedVersion(requested: string, id: string | number | null = null): TransportRejection {
+/**
+ * -32022 naming the revisions the client can switch to on the path it took (T1): a request in the 2026-07-28 envelope
+ * gets what `server/discover` lists; a 2025-era request (no envelope) gets every revision we serve, since it may
+ * `initialize` with a 2025 one or move to the envelope.
+ */
+export function unsupportedVersion(requested: string, id: string | number | null = null, era: Era['kind'] = 'legacy'): TransportRejection {
+  const supported = era === 'modern' ? MODERN_PROTOCOL_VERSIONS : SUPPORTED_PROTOCOL_VERSIONS;
   return {
     status: 400,
-    body: jsonRpcError(JSONRPC.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version ${requested}; this server supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`, { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested }, id),
+    body: jsonRpcError(JSONRPC.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version ${requested}; this server supports ${supported.join(', ')}.`, { supported: [...supported], requested }, id),
   };
 }
 
@@ -151,7 +159,7 @@ export function checkRequestHeaders(headers: McpHeaders, body: unknown): { era: 
     }
     if (headerVersion === undefined) return { rejection: mismatch(id, `the required MCP-Protocol-Version header is missing (body names ${claimed}).`, 'MCP-Protocol-Version', undefined, claimed) };
     if (headerVersion !== claimed) return { rejection: mismatch(id, `MCP-Protocol-Version header "${headerVersion}" does not match body _meta protocol version "${claimed}".`, 'MCP-Protocol-Version', headerVersion, claimed) };
-    if (claimed !== MODERN_PROTOCOL_VERSION) return { rejection: unsupportedVersion(claimed, id) };
+    if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(claimed)) return { rejection: unsupportedVersion(claimed, id, 'modern') };
     const rejection = checkMethodAndName(true);
     return rejection ? { rejection } : { era: { kind: 'modern', version: claimed } };
   }

@@ -61,6 +61,7 @@ export function structuredSchema(capability: Capability): z.ZodObject {
   const envelope: Record<string, z.ZodType> = {};
   if (capability.market === 'required') envelope.market = z.string().describe('The shop code the result is about.');
   if (capability.period) envelope.period = periodSchema.optional();
+  if (capability.meta) Object.assign(envelope, capability.meta.shape);
   if (isListKind(capability)) {
     envelope.count = z.number().int().describe('Records in this result.');
     envelope.hasMore = z.boolean().describe('True when a next page exists: call again with `cursor` = `nextCursor` and all other arguments unchanged.');
@@ -153,6 +154,7 @@ export function structuredContent(capability: Capability, output: CapabilityOutp
   const content: Record<string, unknown> = {};
   if (output.market !== undefined) content.market = output.market;
   if (output.period) content.period = output.period;
+  if (output.meta) Object.assign(content, output.meta);
   if (isListKind(capability) && output.list) {
     content.count = output.list.count;
     content.hasMore = output.list.hasMore;

@@ -16,7 +16,7 @@ export function toolsMarkdown(): string {
         : isPaginated(c) ? `list: \`items\`, by cursor${c.searchParam ? `; search with \`${c.searchParam}\`` : ''}` : 'list: `items`, complete';
     const period = c.period ? (c.period.required ? 'required' : periodText[c.period.default]) : '–';
     const extra = c.fieldScopes ? ` Extra fields with ${[...new Set(Object.values(c.fieldScopes))].map((s) => `\`${s}\``).join(', ')}.` : '';
-    return `| \`${tool.name}\` | \`${c.scope}\` | \`GET /api/v1${c.path}\` | ${shape} | ${c.market === 'required' ? 'yes' : '–'} | ${period} | ${hints} | ${c.summary}${extra} |`;
+    return `| \`${tool.name}\` | \`${c.scope}\` | ${c.path === null ? 'none (MCP only)' : `\`GET /api/v1${c.path}\``} | ${shape} | ${c.market === 'required' ? 'yes' : '–'} | ${period} | ${hints} | ${c.summary}${extra} |`;
   });
   return [
     TOOLS_DOC_START,

@@ -1,8 +1,8 @@
 /** The REST interface under /api/v1, generated from the capability registry. GET only; no SQL or rules here. */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { capabilities } from '../../src/capabilities/registry.js';
+import { restCapabilities } from '../../src/capabilities/registry.js';
 import { callerMayUse, runCapability, type RunDeps } from '../../src/capabilities/run.js';
-import type { Capability } from '../../src/capabilities/types.js';
+import type { RestCapability } from '../../src/capabilities/types.js';
 import type { Caller } from '../../src/capabilities/context.js';
 import { AppError } from '../../src/errors.js';
 import { authenticateRequest } from '../http/auth.js';
@@ -22,13 +22,13 @@ export function expressPath(path: string): string {
 }
 
 /** Static segments before parameters, so `/automations/catalog` is matched before `/automations/{id}`. */
-function routeOrder(a: Capability, b: Capability): number {
-  const params = (c: Capability) => (c.path.match(/\{/g) ?? []).length;
+function routeOrder(a: RestCapability, b: RestCapability): number {
+  const params = (c: RestCapability) => (c.path.match(/\{/g) ?? []).length;
   return params(a) - params(b) || a.path.localeCompare(b.path);
 }
 
 /** Summary of a capability as /capabilities shows it. */
-function describeCapability(c: Capability) {
+function describeCapability(c: RestCapability) {
   return { name: c.name, method: 'GET', path: `/api/v1${c.path}`, scope: c.scope, mcpTool: c.mcpTool, kind: c.kind, marketRequired: c.market === 'required', summary: c.summary };
 }
 
@@ -53,11 +53,12 @@ export function createRestRouter(deps: RunDeps): Router {
   });
 
   router.get('/capabilities', (req, res) => {
-    const allowed = capabilities.filter((c) => callerMayUse(c, req.caller!)).sort((a, b) => a.path.localeCompare(b.path)).map(describeCapability);
+    const allowed = restCapabilities.filter((c) => callerMayUse(c, req.caller!)).sort((a, b) => a.path.localeCompare(b.path)).map(describeCapability);
     res.json({ data: allowed, meta: { requestId: req.requestId, count: allowed.length, hasMore: false, nextCursor: null } });
   });
 
-  for (const capability of [...capabilities].sort(routeOrder)) {
+  // MCP-only tools (writes, draft validation) have no path: REST stays GET-only.
+  for (const capability of [...restCapabilities].sort(routeOrder)) {
     router.get(expressPath(capability.path), async (req: Request, res: Response) => {
       const params = restParams(capability, req.query as Record<string, unknown>, req.params as Record<string, string>);
       const output = await runCapability(capability, params, req.caller!, req.requestId, deps);
@@ -65,6 +66,7 @@ export function createRestRouter(deps: RunDeps): Router {
       if (output.list) Object.assign(meta, output.list);
       if (output.market) meta.market = output.market;
       if (output.period) meta.period = output.period;
+      if (output.meta) Object.assign(meta, output.meta);
       res.json({ data: output.data, meta });
     });
   }

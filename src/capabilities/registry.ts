@@ -1,11 +1,14 @@
 /** The capability registry: every capability, once. REST routes, MCP tools, /capabilities and /openapi.json come from this list. */
-import type { Capability } from './types.js';
+import { isRestCapability, type Capability, type RestCapability } from './types.js';
 import { accountConnection, accountEntitlements } from './areas/account.js';
 import { categoriesList, productsGet, productsSearch } from './areas/catalogue.js';
-import { inventoryStock } from './areas/inventory.js';
+import { inventoryMovements, inventoryProductAvailability, inventoryStock } from './areas/inventory.js';
+import { customersGet, customersList, customersPerformance } from './areas/customers.js';
+import { reportsFinancialSummary, salesOrderPerformance } from './areas/reports.js';
 import { ordersGet, ordersList } from './areas/orders.js';
 import { shippingCarriers, shippingShipmentDetail, shippingShipments, shippingStats } from './areas/shipping.js';
 import { storesIntegrationStatus, storesList } from './areas/stores.js';
+import { creditNotesSearch, documentsList, documentsPdf, invoicesGet, invoicesSearch } from './areas/documents.js';
 import {
   affiliateCampaignsGet, affiliateCampaignsList, affiliateCodeRequests, affiliateConversionsGet, affiliateConversionsList, affiliateDiscountCodes,
   affiliateLinksGenerate, affiliatePartnersGet, affiliatePartnersList, affiliatePayouts, affiliatePortal, affiliateSettings, affiliateStatisticsCapability,
@@ -19,7 +22,15 @@ import {
   affiliateArticlesGet, affiliateArticlesList, affiliateDocumentContent, affiliateDocumentsList, affiliateEmailTemplates, affiliateSignature,
   affiliateSignatures, affiliateVariables,
 } from './areas/affiliateContent.js';
+import {
+  automationsCatalog, automationsCreateDraft, automationsGet, automationsList, automationsOptions, automationsRuns, automationsTemplates,
+  automationsUpdateDraft, automationsValidateDraft,
+} from './areas/automations.js';
 import { webhooksDeliveries, webhooksEndpoint, webhooksEndpoints, webhooksEvents } from './areas/webhooks.js';
+import {
+  claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
+  claimsStatistics, claimsTemplates,
+} from './areas/claims.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -40,6 +51,29 @@ export const capabilities: readonly Capability[] = [
   webhooksEndpoints,
   webhooksEndpoint,
   webhooksDeliveries,
+  invoicesSearch,
+  invoicesGet,
+  creditNotesSearch,
+  documentsList,
+  documentsPdf,
+  inventoryProductAvailability,
+  inventoryMovements,
+  // Customers, reports, sales, analytics (issue 9); performance before {customerKey} so its path wins.
+  customersPerformance,
+  customersList,
+  customersGet,
+  reportsFinancialSummary,
+  salesOrderPerformance,
+  claimsList,
+  claimsGet,
+  claimsStatistics,
+  claimsSettings,
+  claimsRefundReadiness,
+  claimsConfiguration,
+  claimsRefundOptions,
+  claimsRefundSettings,
+  claimsRoutes,
+  claimsTemplates,
   affiliateSettings,
   affiliatePortal,
   affiliatePartnersList,
@@ -69,7 +103,19 @@ export const capabilities: readonly Capability[] = [
   affiliateSignatures,
   affiliateSignature,
   affiliateVariables,
+  automationsCatalog,
+  automationsOptions,
+  automationsTemplates,
+  automationsList,
+  automationsGet,
+  automationsRuns,
+  automationsValidateDraft,
+  automationsCreateDraft,
+  automationsUpdateDraft,
 ];
 
 /** Capabilities by their MCP tool name. */
 export const capabilitiesByTool = new Map(capabilities.filter((c) => c.mcpTool).map((c) => [c.mcpTool as string, c]));
+
+/** The capabilities with a REST route (MCP-only tools such as writes have none). */
+export const restCapabilities: readonly RestCapability[] = capabilities.filter(isRestCapability);

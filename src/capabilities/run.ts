@@ -31,6 +31,8 @@ export interface CapabilityOutput {
   list?: ListMeta;
   period?: Period;
   market?: string;
+  /** Extra meta fields of a list (the capability's `meta` schema). */
+  meta?: Record<string, unknown>;
 }
 
 /** Whether the capability returns a list (a listing or a search). */
@@ -38,8 +40,12 @@ export function isListKind(capability: Capability): boolean {
   return capability.kind === 'list' || capability.kind === 'search';
 }
 
-/** True when the caller's scopes allow the capability at all. */
+/**
+ * True when the caller's scopes allow the capability at all; a `write` also needs an AI write mode other than
+ * `read_only` (D13, P41), so for such a caller the tool does not exist.
+ */
 export function callerMayUse(capability: Capability, caller: Caller): boolean {
+  if (capability.kind === 'write' && caller.writeMode === 'read_only') return false;
   return caller.scopes.has(capability.scope);
 }
 
@@ -54,7 +60,8 @@ export function paramsError(error: z.ZodError, rawParams: Record<string, unknown
   if (param === 'limit' && (issue.code === 'too_big' || issue.code === 'too_small')) {
     return new AppError('LIMIT_OUT_OF_RANGE', issue.message, { param });
   }
-  if (issue.code === 'invalid_type' && issue.path.length === 1 && rawParams[String(issue.path[0])] === undefined) {
+  // An absent parameter is missing whatever its schema would have checked (a type, an enum's values).
+  if (issue.path.length === 1 && rawParams[String(issue.path[0])] === undefined) {
     return new AppError('MISSING_PARAMETER', `Parameter \`${param}\` is required.`, { param });
   }
   return new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: ${issue.message}.`, { param, reason: issue.message });
@@ -85,6 +92,9 @@ type CommonParams = { market?: string; from?: string; to?: string; todayOnly?: b
 
 /** Executes a capability for a caller and returns its business data, projected to the caller's scopes. */
 export async function runCapability(capability: Capability, rawParams: Record<string, unknown>, caller: Caller, requestId: string, deps: RunDeps): Promise<CapabilityOutput> {
+  if (capability.kind === 'write' && caller.writeMode === 'read_only') {
+    throw new AppError('WRITE_MODE_READ_ONLY', 'This credential\'s AI write mode is `read_only`: it has no write tools.', { writeMode: caller.writeMode });
+  }
   if (!callerMayUse(capability, caller)) {
     throw new AppError('INSUFFICIENT_SCOPE', `This call needs the scope \`${capability.scope}\`.`, { requiredScope: capability.scope });
   }
@@ -136,6 +146,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
     const nextCursor = list.hasMore && list.last ? encodeCursor(list.last, period, fingerprint, deps.cursorSecret) : null;
     output.data = projectFields(list.items, capability.fieldScopes, caller.scopes);
     output.list = { count: list.items.length, hasMore: list.hasMore && nextCursor !== null, nextCursor };
+    if (list.meta) output.meta = list.meta;
   } else {
     output.data = projectFields(result, capability.fieldScopes, caller.scopes);
   }

@@ -18,6 +18,12 @@ export interface ToolAnnotations {
 
 export const readOnly: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
+/**
+ * Annotations of a write tool that creates or changes a record of the service's own (a draft, a proposal) and is
+ * idempotent through a client-supplied id; nothing outside the service changes (SPEC: a person approves that).
+ */
+export const idempotentWrite: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
 /** What a list handler gets: the page size and where the previous page ended. */
 export interface PageRequest {
   limit: number;
@@ -29,6 +35,8 @@ export interface PageResult<T> {
   items: T[];
   hasMore: boolean;
   last: KeysetPosition | null;
+  /** Extra `meta` fields of the response, declared by the capability's `meta` schema (e.g. /availabilities' `manageable`). */
+  meta?: Record<string, unknown>;
 }
 
 export interface HandlerInput<P> {
@@ -47,11 +55,18 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   summary: string;
   /** Written for a developer and an assistant: what it returns, when to use it, period default, pagination. */
   description: string;
-  /** REST path under /api/v1, OpenAPI style: `/orders/{orderCode}`. */
-  path: string;
+  /**
+   * REST path under /api/v1, OpenAPI style: `/orders/{orderCode}`; null for an MCP-only tool (every `write`, and
+   * MCP-only reads such as `automations_validate_draft`). REST stays GET-only, so a write never has a path.
+   */
+  path: string | null;
   scope: Scope;
   /** MCP tool name from SPEC.md's table, or null when the capability has no tool. */
   mcpTool: string | null;
+  /**
+   * `write` (see docs/decisions.md AU1): MCP only (no REST route, no OpenAPI operation), scope-checked like a read,
+   * and absent from the tool list of a caller whose AI write mode is `read_only` (P41).
+   */
   kind: CapabilityKind;
   /** `required`: the call is over one shop's data and takes `market`. */
   market: 'required' | 'none';
@@ -62,6 +77,8 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   params: P;
   /** The result: for `list`/`search` one item, otherwise the whole `data` object. */
   result: R;
+  /** Extra fields a list handler puts into `meta` (REST) and beside `items` (MCP), returned as `PageResult.meta`. */
+  meta?: z.ZodObject;
   /** Fields removed unless the caller has the scope. Each must be optional in `result`. */
   fieldScopes?: FieldScopes;
   annotations: ToolAnnotations;
@@ -71,4 +88,12 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
 /** Type-checks a definition against its own schemas; the registry stores it type-erased. */
 export function defineCapability<P extends z.ZodObject, R extends z.ZodType>(definition: Capability<P, R>): Capability {
   return definition as unknown as Capability;
+}
+
+/** A capability served over REST (it has a path). */
+export type RestCapability = Capability & { path: string };
+
+/** True when the capability has a REST route (every capability but the MCP-only tools). */
+export function isRestCapability(capability: Capability): capability is RestCapability {
+  return capability.path !== null;
 }

@@ -4,12 +4,13 @@
  * real platform maps its API into them. The `demo` platform is the one that ships.
  */
 import type {
-  GeneratedClaim, GeneratedDocument, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
+  GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
   GeneratedStockItem, GeneratedStockMovement,
 } from './demo/types.js';
+import type { GeneratedCompanyCost } from './demo/companyCosts.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
-export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console'] as const;
+export const SYNC_AREAS = ['orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs'] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
 
 /** One connected shop as an adapter sees it. */
@@ -26,12 +27,15 @@ export interface PlatformShop {
 export type PlatformOrder = Omit<GeneratedOrder, 'shipments'>;
 /** An outbound shipment; return shipments of claims are part of the claim, never a shipment. */
 export type PlatformShipment = GeneratedShipment & { orderCode: string };
-export type PlatformDocument = GeneratedDocument;
+/** A document as the shop shows it at the read's end: issued content, lines, VAT per rate, buyer and current state. */
+export type PlatformDocument = GeneratedDocumentRecord;
 export type PlatformClaim = GeneratedClaim;
 export type PlatformStockMovement = GeneratedStockMovement;
 export type PlatformStockItem = GeneratedStockItem;
 export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
 export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
+/** A monthly company cost (issue 9): the result after costs of the financial summary. */
+export type PlatformCompanyCost = GeneratedCompanyCost;
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -43,6 +47,7 @@ export interface AreaRecords {
   stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
+  company_costs: PlatformCompanyCost;
 }
 
 export interface ChangeRequest {

@@ -24,5 +24,6 @@ export async function bulkInsert<T = Record<string, unknown>>(trx: Knex.Transact
 
 /** jsonb columns arrive in rows as JSON text (knex inserts them so); inside the JSON batch they must be values. */
 function isJsonColumn(table: string, column: string): boolean {
-  return table === 'claims' && column === 'items';
+  if (table === 'claims') return column === 'items' || column === 'status_history' || column === 'emails';
+  return table === 'documents' && (column === 'lines' || column === 'vat_breakdown');
 }

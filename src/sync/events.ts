@@ -22,6 +22,11 @@ export class EventSink {
     this.pending.push({ type, resourceId, data, occurredAt });
   }
 
+  /** True when a change at `at` is news (after the history this run must not announce). */
+  isNews(at: Date): boolean {
+    return at.getTime() > this.eventsFromMs;
+  }
+
   /** Writes the queued events in order of occurrence (stable for equal instants); returns how many. */
   async flush(): Promise<number> {
     const events = this.pending.map((e, i) => ({ e, i })).sort((a, b) => a.e.occurredAt.getTime() - b.e.occurredAt.getTime() || a.i - b.i);

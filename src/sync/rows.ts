@@ -9,6 +9,10 @@ import type {
   PlatformStockItem, PlatformStockMovement,
 } from '../platforms/types.js';
 import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
+import { maskAccount } from '../claims/accounts.js';
+import { CLAIM_STATUSES } from '../platforms/demo/catalogue.js';
+
+const CLAIM_STATUS_NAMES = new Map<number, string>(Object.values(CLAIM_STATUSES).map((s) => [s.id, s.name]));
 
 /** A row as knex inserts it; a jsonb value is given as its JSON text, a text[] as an array of strings. */
 export type Row = Record<string, string | number | boolean | Date | null | string[]>;
@@ -66,11 +70,31 @@ export function trackingEventRows(shipmentId: string | number, events: Generated
 }
 
 export function documentRow(shopId: string, d: PlatformDocument): Row {
+  const c = d.customer;
   return {
     shop_id: shopId, type: d.type, code: d.code, order_code: d.orderCode, issued_at: d.issuedAt, tax_date: d.taxDate, due_date: d.dueDate,
     currency: d.currency, total_with_vat: formatMinor(d.totalWithVatMinor), total_without_vat: formatMinor(d.totalWithoutVatMinor),
     total_vat: formatMinor(d.totalVatMinor), variable_symbol: d.variableSymbol, customer_email_hash: d.customerEmailHash, related_code: d.relatedCode,
+    ...documentContentColumns(d), ...documentStateColumns(d),
+    customer_first_name: c.firstName, customer_last_name: c.lastName, customer_company: c.company, customer_email: c.email,
+    customer_phone: c.phone, customer_street: c.street, customer_city: c.city, customer_zip: c.zip, customer_country: c.country,
   };
+}
+
+/** The issued content of a document beyond its amounts: lines and VAT per rate as decimal strings (D4), issue date. */
+function documentContentColumns(d: PlatformDocument): Row {
+  const lines = d.lines.map((l) => ({
+    lineNo: l.lineNo, kind: l.kind, productCode: l.productCode, name: l.name, quantity: l.quantity.toFixed(3),
+    unitPriceWithVat: formatMinor(l.unitPriceWithVatMinor), totalWithVat: formatMinor(l.totalWithVatMinor),
+    totalWithoutVat: formatMinor(l.totalWithoutVatMinor), vatRate: l.vatRate.toFixed(2),
+  }));
+  const vat = d.vatBreakdown.map((v) => ({ vatRate: v.vatRate.toFixed(2), base: formatMinor(v.baseMinor), vat: formatMinor(v.vatMinor), total: formatMinor(v.totalMinor) }));
+  return { issue_date: d.issueDate, payment_method: d.paymentMethod, lines: JSON.stringify(lines), vat_breakdown: JSON.stringify(vat), pdf_available: d.pdfAvailable };
+}
+
+/** The columns of a document that move after its issue; a sync compares and updates only these. */
+export function documentStateColumns(d: PlatformDocument): Row {
+  return { lifecycle: d.lifecycle, source_state: d.sourceState, valid: d.valid, updated_at: d.updatedAt };
 }
 
 export function claimRow(shopId: string, c: PlatformClaim): Row {
@@ -81,6 +105,18 @@ export function claimRow(shopId: string, c: PlatformClaim): Row {
     currency: c.currency, refund_with_vat: c.refundWithVatMinor === null ? null : formatMinor(c.refundWithVatMinor), items: JSON.stringify(c.items),
     return_carrier_code: r?.carrierCode ?? null, return_tracking_number: r?.trackingNumber ?? null, return_status: r?.status ?? null,
     return_created_at: r?.createdAt ?? null, return_delivered_at: r?.deliveredAt ?? null, customer_email_hash: c.customerEmailHash,
+    ...claimDetailColumns(c),
+  };
+}
+
+/** The claim's columns added with issue 10 (migration 009); the account number is masked before it reaches a row (CC2). */
+function claimDetailColumns(c: PlatformClaim): Row {
+  const account = c.customerRequest.bankAccount;
+  return {
+    status_history: JSON.stringify(c.statusHistory.map((s) => ({ statusId: s.statusId, name: CLAIM_STATUS_NAMES.get(s.statusId) ?? null, at: s.at.toISOString() }))),
+    process_id: c.processId, deadline_at: c.deadline, tags: c.tags, request_type: c.customerRequest.type, refund_to: c.customerRequest.refundTo,
+    refund_account_masked: account === null ? null : maskAccount(account, account.slice(0, 2)), rating: c.rating, rating_comment: c.ratingComment,
+    emails: JSON.stringify(c.emails.map((e) => ({ templateId: e.templateId, subject: e.subject, sentAt: e.sentAt.toISOString() }))),
   };
 }
 

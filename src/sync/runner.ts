@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
 import type { AreaRecords, ShopPlatformAdapter, SyncArea } from '../platforms/types.js';
 import { applyClaims } from './apply/claims.js';
+import { applyCompanyCosts } from './apply/companyCosts.js';
 import { applyDocuments } from './apply/documents.js';
 import { applyOrders } from './apply/orders.js';
 import { applySearchConsole } from './apply/searchConsole.js';
@@ -59,6 +60,7 @@ async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop,
     case 'claims': return applyClaims(trx, shop, records as Array<AreaRecords['claims']>, sink);
     case 'stock': return applyStock(trx, shop, records as Array<AreaRecords['stock']>, sink);
     case 'search_console': return applySearchConsole(trx, shop, records as Array<AreaRecords['search_console']>, sink);
+    case 'company_costs': return applyCompanyCosts(trx, shop, records as Array<AreaRecords['company_costs']>);
   }
 }
 

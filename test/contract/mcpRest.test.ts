@@ -10,7 +10,7 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { allScopes, type Scope } from '../../src/auth/scopes.js';
 import { capabilities } from '../../src/capabilities/registry.js';
 import { isListKind } from '../../src/capabilities/run.js';
-import type { Capability } from '../../src/capabilities/types.js';
+import { isRestCapability, type RestCapability } from '../../src/capabilities/types.js';
 import { connectLegacy, connectModern, type LegacyConnection } from '../helpers/mcp.js';
 import { sampleArgs, sampleValues } from '../helpers/samples.js';
 import { api, issueKey } from '../helpers/server.js';
@@ -22,7 +22,7 @@ const tools = capabilities.filter((c) => c.mcpTool !== null);
 const RESTRICTED: Scope[] = ['personal-data:read', 'purchase-prices:read'];
 
 /** The REST call for the same arguments: path parameters in the path, the rest in the query. */
-function restPath(capability: Capability, args: Record<string, unknown>): string {
+function restPath(capability: RestCapability, args: Record<string, unknown>): string {
   const path = capability.path.replace(/\{(\w+)\}/g, (_m, name) => encodeURIComponent(String(args[name])));
   const query = new URLSearchParams(Object.entries(args).filter(([k]) => !capability.path.includes(`{${k}}`)).map(([k, v]): [string, string] => [k, String(v)]));
   return `${path}?${query}`;
@@ -47,7 +47,8 @@ async function compareAll(t: ExecutionContext<Context>, key: string, scopes: rea
     // listTools() caches the output schemas the clients validate every structuredContent against.
     t.is((await modern.listTools()).tools.length, tools.length);
     t.is((await legacy.client.listTools()).tools.length, tools.length);
-    for (const capability of tools) {
+    // MCP-only tools (writes, draft validation) have no REST counterpart to compare with.
+    for (const capability of tools.filter(isRestCapability)) {
       const name = capability.mcpTool as string;
       const args = sampleArgs(capability, t.context.samples);
       const rest = await api(t.context.server, restPath(capability, args), key);

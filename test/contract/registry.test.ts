@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { capabilities } from '../../src/capabilities/registry.js';
+import { capabilities, restCapabilities } from '../../src/capabilities/registry.js';
 import { isListKind } from '../../src/capabilities/run.js';
 import { allScopes } from '../../src/auth/scopes.js';
 import { errorCodes, errorCodesMarkdown } from '../../src/errors.js';
@@ -28,7 +28,7 @@ function specTable(): Map<string, { scope: string; tool: string | null }> {
 
 test('When the registry is walked, then names, paths and tool names are unique', (t) => {
   for (const key of ['name', 'path'] as const) {
-    const values = capabilities.map((c) => c[key]);
+    const values = capabilities.map((c) => c[key]).filter((v) => v !== null);
     t.is(new Set(values).size, values.length, key);
   }
   const tools = capabilities.map((c) => c.mcpTool).filter(Boolean);
@@ -38,7 +38,7 @@ test('When the registry is walked, then names, paths and tool names are unique',
 test('When a capability is compared with SPEC.md\'s table, then its path, scope and MCP tool name agree', (t) => {
   const table = specTable();
   t.true(table.size > 80, 'the SPEC table was parsed');
-  for (const c of capabilities) {
+  for (const c of restCapabilities) {
     const paramNames = [...c.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const specRow = [...table.entries()].find(([p]) => p.replace(/\{\w+\}/g, '{}') === c.path.replace(/\{\w+\}/g, '{}'));
     t.truthy(specRow, `${c.path} is in SPEC.md`);
@@ -56,6 +56,22 @@ test('When a capability is defined, then it has a scope, a summary, a descriptio
     if (c.kind !== 'write') t.true(c.annotations.readOnlyHint && !c.annotations.destructiveHint, `${c.name} reads only`);
     t.false(c.params.safeParse({ __unknown: 1, ...Object.fromEntries([]) }).success, `${c.name} params are strict`);
     t.is('market' in c.params.shape, c.market === 'required', `${c.name} market declared iff required`);
+  }
+});
+
+test('When a capability has no REST path, then it is an MCP tool of SPEC.md\'s MCP-only table with that scope, and every write is MCP-only', (t) => {
+  const mcpOnly = new Map<string, string>();
+  for (const line of readSpec().split('\n')) {
+    const m = /^\| ([a-z_]+) \| ([a-z:-]+) \| /.exec(line);
+    if (m) mcpOnly.set(m[1], m[2]);
+  }
+  t.true(mcpOnly.has('automations_create_draft'), 'the MCP-only table was parsed');
+  for (const c of capabilities) {
+    if (c.kind === 'write') t.is(c.path, null, `${c.name} is a write and has no REST path`);
+    if (c.path !== null) continue;
+    t.truthy(c.mcpTool, `${c.name} without a path is an MCP tool`);
+    t.is(mcpOnly.get(c.mcpTool!), c.scope, `${c.name} scope as in SPEC.md`);
+    if (c.kind === 'write') t.false(c.annotations.readOnlyHint, `${c.name} is not read-only`);
   }
 });
 
@@ -82,7 +98,7 @@ test('When the OpenAPI document is generated, then it is valid 3.1 with every pa
   const result = await validator.validate(JSON.parse(JSON.stringify(document)));
   t.true(result.valid, JSON.stringify(result.errors));
   t.is(validator.version, '3.1');
-  for (const c of capabilities) {
+  for (const c of restCapabilities) {
     const operation = (document.paths as any)[c.path].get;
     t.truthy(operation, c.path);
     t.deepEqual(operation.parameters.map((p: any) => p.name).sort(), Object.keys(c.params.shape).sort(), `${c.name} parameters`);
@@ -94,7 +110,7 @@ test('When the OpenAPI document is generated, then it is valid 3.1 with every pa
 
 test('When every capability is called with all scopes and with only its own scope, then results parse against their schemas', async (t) => {
   const full = await issueKey(t.context.database.db);
-  for (const c of capabilities) {
+  for (const c of restCapabilities) {
     const minimal = await issueKey(t.context.database.db, { scopes: [c.scope] });
     const args = sampleArgs(c, t.context.samples);
     const pathWithParams = c.path.replace(/\{(\w+)\}/g, (_m, name) => encodeURIComponent(String(args[name])));

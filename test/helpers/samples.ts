@@ -4,6 +4,7 @@ import type { Capability } from '../../src/capabilities/types.js';
 import type { Db } from '../../src/db/knex.js';
 import { ensureSampleWebhook } from './webhooks.js';
 import { ownedDataSamples } from './ownedDataSamples.js';
+import { ensureSampleAutomation } from './automations.js';
 
 /** Values for path parameters (and required extras), looked up in shop `sk` of the demo account. */
 export async function sampleValues(db: Db): Promise<Record<string, string>> {
@@ -12,9 +13,24 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const shipment = await db('shipments').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('id');
   const endpointId = await ensureSampleWebhook(db);
+  const invoice = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).orderBy('issued_at', 'desc').first('code');
+  const customer = await db('orders').where({ shop_id: shop.id }).orderBy('created_at', 'desc').first('customer_email_hash');
+  // Issue 10: a refunded claim (it has a credit note, stock movements and a refund to show).
+  const claim = await db('claims').where({ shop_id: shop.id, resolution: 'refund' }).orderBy('opened_at', 'desc').first('code');
+  const workflowId = await ensureSampleAutomation(db);
   return {
     endpointId, market: 'sk', orderCode: order.code, code: product.code, shipmentId: String(shipment.id), from: '2026-10-01', to: '2026-10-31',
+    // Documents and stock (issue 8)
+    invoiceCode: invoice.code, documentType: 'invoice', 'documents.pdf:code': invoice.code,
+    codes: `${product.code},NO-SUCH-ITEM`,
+    // Customers and reports (issue 9)
+    customerKey: customer.customer_email_hash.trim(),
+    // Claims (issue 10)
+    claimCode: claim.code,
+    // Affiliate, chatbot, suppliers (issue 11)
     ...await ownedDataSamples(db, shop.id),
+    // Automations (issue 14)
+    workflowId,
   };
 }
 
@@ -23,8 +39,10 @@ export function sampleArgs(capability: Capability, values: Record<string, string
   const schema = z.toJSONSchema(capability.params, { io: 'input', unrepresentable: 'any' }) as { required?: string[] };
   const args: Record<string, unknown> = {};
   for (const name of schema.required ?? []) {
-    if (!(name in values)) throw new Error(`No sample value for required parameter \`${name}\` of ${capability.name}: add one in test/helpers/samples.ts`);
-    args[name] = values[name];
+    // `capability:param` overrides a shared name where the same name means another record (a document's `code`).
+    const value = values[`${capability.name}:${name}`] ?? values[name];
+    if (value === undefined) throw new Error(`No sample value for required parameter \`${name}\` of ${capability.name}: add one in test/helpers/samples.ts`);
+    args[name] = value;
   }
   return args;
 }

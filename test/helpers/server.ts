@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app.js';
 import type { McpOptions } from '../../api/mcp/router.js';
 import { createAccessKey } from '../../src/auth/keys.js';
-import { allScopes, type Interface, type Scope } from '../../src/auth/scopes.js';
+import { allScopes, type Interface, type Scope, type WriteMode } from '../../src/auth/scopes.js';
 import type { Db } from '../../src/db/knex.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { TEST_CURSOR_SECRET, TEST_NOW } from './constants.js';
@@ -32,6 +32,7 @@ export interface KeyOptions {
   interfaces?: Interface[];
   shops?: string[] | null;
   expiresAt?: Date | null;
+  writeMode?: WriteMode;
 }
 
 /** Issues a real access key through the same code the CLI uses. */
@@ -46,6 +47,7 @@ export async function issueKey(db: Db, options: KeyOptions = {}): Promise<string
     shopCodes: options.shops ?? null,
     expiresAt: options.expiresAt ?? null,
     createdBy: 'test',
+    writeMode: options.writeMode,
   });
   return key;
 }

@@ -293,12 +293,18 @@ test('When a request names a protocol revision we do not serve, then 400 Unsuppo
   const res = await rawMcp(t.context.server, modern, { ...auth, 'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list' });
   t.is(res.status, 400, res.text);
   t.is(res.body.error.code, -32022);
-  t.deepEqual(res.body.error.data.supported, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
   t.is(res.body.error.data.requested, '2099-01-01');
+  // In the envelope the client can only move to another 2026-era revision: exactly what server/discover lists (T1).
+  const discover = modernRequest('server/discover', {}, t.context.key);
+  const found = await rawMcp(t.context.server, discover.body, discover.headers);
+  t.deepEqual(res.body.error.data.supported, found.body.result.supportedVersions);
+  t.deepEqual(res.body.error.data.supported, ['2026-07-28']);
   const legacy = await rawMcp(t.context.server, { jsonrpc: '2.0', id: 8, method: 'tools/list' }, { ...auth, 'MCP-Protocol-Version': '2024-11-05' });
   t.is(legacy.status, 400, legacy.text);
   t.is(legacy.body.error.code, -32022);
   t.is(legacy.body.error.data.requested, '2024-11-05');
+  // A 2025-era client may initialize with any revision we serve, or move to the envelope.
+  t.deepEqual(legacy.body.error.data.supported, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
 });
 
 test('When a well-formed 2026-07-28 request is sent, then results carry resultType and cacheScope private on what depends on the credential', async (t) => {

@@ -5,7 +5,11 @@ import * as m003 from './003_outbox.js';
 import * as m004 from './004_live_sync.js';
 import * as m005 from './005_webhooks.js';
 import * as m006 from './006_order_coupons_write_mode.js';
+import * as m007 from './007_documents_stock_content.js';
+import * as m008 from './008_rollups_analytics.js';
+import * as m009 from './009_claims_coupons.js';
 import * as m010 from './010_affiliate_chatbot_suppliers.js';
+import * as m012 from './012_automations.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -14,5 +18,9 @@ export const migrations = [
   { name: '004_live_sync', ...m004 },
   { name: '005_webhooks', ...m005 },
   { name: '006_order_coupons_write_mode', ...m006 },
+  { name: '007_documents_stock_content', ...m007 },
+  { name: '008_rollups_analytics', ...m008 },
+  { name: '009_claims_coupons', ...m009 },
   { name: '010_affiliate_chatbot_suppliers', ...m010 },
+  { name: '012_automations', ...m012 },
 ];

@@ -11,8 +11,10 @@ import type {
 } from '../types.js';
 import { SYNC_AREAS } from '../types.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
+import { documentAt, documentChangeTimes } from './documents.js';
 import { OrderTimeline } from './generator.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
+import { companyCostsBetween } from './companyCosts.js';
 import { shipmentAt } from './shipments.js';
 import { StockModel } from './stock.js';
 import { anyIn, claimAt, claimChangeTimes, orderAt, ORDER_HORIZON_MS, stockChangeTimes, type OrderPlan } from './timeline.js';
@@ -157,12 +159,13 @@ export class DemoPlatform implements ShopPlatformAdapter {
     let source: AsyncGenerator<ChangeBatch<SyncArea>>;
     if (area === 'stock') source = this.stockChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'search_console') source = this.searchConsoleChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'company_costs') source = this.companyCostChanges(model, sinceMs, untilMs, resume, request.limit);
     else source = this.planChanges(model, area, sinceMs, untilMs, resume, request.limit);
     yield* source as AsyncGenerator<ChangeBatch<A>>;
   }
 
   /** Records of one order-derived area that changed in (since, until], as they stand at `until`. */
-  private recordsOf(area: SyncArea, plan: OrderPlan, since: number, until: number): Array<AreaRecords[SyncArea]> {
+  private recordsOf(area: SyncArea, plan: OrderPlan, since: number, until: number, shop: ShopDefinition): Array<AreaRecords[SyncArea]> {
     switch (area) {
       case 'orders': {
         if (!anyIn(plan.changeTimes, since, until)) return [];
@@ -170,7 +173,10 @@ export class DemoPlatform implements ShopPlatformAdapter {
         return [order];
       }
       case 'documents':
-        return plan.documents.filter((d) => d.issuedAt.getTime() > since && d.issuedAt.getTime() <= until);
+        // A document is news when issued and again when its state moves (payment, settlement, credit note, cancellation).
+        return plan.documents
+          .filter((d) => d.issuedAt.getTime() <= until && anyIn(documentChangeTimes(plan, d), since, until))
+          .map((d) => documentAt(plan, shop, d, until));
       case 'shipments':
         return plan.shipments
           .filter((s) => anyIn(s.events.map((e) => e.occurredAt.getTime()), since, until))
@@ -275,7 +281,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     for await (const plan of plans) {
       consumed++;
       if (consumed <= skip) continue;
-      records.push(...this.recordsOf(area, plan, since, untilMs));
+      records.push(...this.recordsOf(area, plan, since, untilMs, model.definition));
       if (records.length >= limit) {
         yield { records, position: `p:${consumed}` };
         records = [];
@@ -342,6 +348,16 @@ export class DemoPlatform implements ShopPlatformAdapter {
     }
     if (resume?.phase !== 'c') {
       yield { records: [{ kind: 'property' as const, property: searchConsolePropertyAt(settings.seed, definition, untilMs, timeline.windowStartMs) }], position: 'c:1' };
+    }
+  }
+
+  /** Monthly company costs booked in (since, until]. */
+  private async *companyCostChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const { settings, definition, timeline } = model;
+    const costs = companyCostsBetween(settings.seed, definition, sinceMs, untilMs, timeline.windowStartMs, timeline.ordersPerDayAtEnd, (ms) => timeline.eurRateAt(ms));
+    for (let i = resume?.n ?? 0; i < costs.length; i += limit) {
+      const slice = costs.slice(i, i + limit);
+      yield { records: slice, position: `c:${i + slice.length}` };
     }
   }
 

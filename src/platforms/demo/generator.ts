@@ -363,6 +363,11 @@ export class OrderTimeline {
     return lo;
   }
 
+  /** EUR per unit of the shop currency on the local day of `ms` (the rate its orders carry, D23). */
+  eurRateAt(ms: number): number {
+    return this.segment(this.segmentIndexAt(ms)).eurRate;
+  }
+
   /** Start instant of a segment. */
   segmentStartMs(index: number): number {
     return this.segment(index).startMs;

@@ -3,16 +3,21 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
 import { SYNC_AREAS } from '../types.js';
+import { defaultClaimsSettings, ensureClaimsSettings } from '../../claims/settings.js';
 import {
   claimRow, documentRow, movementRow, orderItemRows, orderRow, rowValues, searchConsolePropertyRow, searchConsoleRunRow, shipmentRow,
   stockItemRow, trackingEventRows,
 } from '../../sync/rows.js';
 import type { DemoShopSettings } from './adapter.js';
 import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
+import { documentAt } from './documents.js';
+import { rebuildShopRollups } from '../../rollups/orders.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
+import { companyCostsBetween } from './companyCosts.js';
+import { companyCostRow } from '../../sync/apply/companyCosts.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
@@ -67,11 +72,16 @@ const EVENT_COLUMNS = ['shipment_id', 'occurred_at', 'status', 'description', 'l
 const DOCUMENT_COLUMNS = [
   'shop_id', 'type', 'code', 'order_code', 'issued_at', 'tax_date', 'due_date', 'currency', 'total_with_vat', 'total_without_vat', 'total_vat',
   'variable_symbol', 'customer_email_hash', 'related_code',
+  'issue_date', 'payment_method', 'lines', 'vat_breakdown', 'pdf_available', 'lifecycle', 'source_state', 'valid', 'updated_at',
+  'customer_first_name', 'customer_last_name', 'customer_company', 'customer_email', 'customer_phone', 'customer_street', 'customer_city',
+  'customer_zip', 'customer_country',
 ] as const;
 const CLAIM_COLUMNS = [
   'shop_id', 'code', 'order_code', 'type', 'reason', 'opened_at', 'updated_at', 'status_id', 'status_name', 'status_changed_at', 'closed_at',
   'resolution', 'currency', 'refund_with_vat', 'items', 'return_carrier_code', 'return_tracking_number', 'return_status', 'return_created_at',
   'return_delivered_at', 'customer_email_hash',
+  // Issue 10 (migration 009).
+  'status_history', 'process_id', 'deadline_at', 'tags', 'request_type', 'refund_to', 'refund_account_masked', 'rating', 'rating_comment', 'emails',
 ] as const;
 const MOVEMENT_COLUMNS = ['shop_id', 'movement_id', 'item_code', 'kind', 'quantity', 'occurred_at', 'order_code', 'claim_code'] as const;
 const STOCK_ITEM_COLUMNS = ['shop_id', 'code', 'sku', 'source', 'quantity', 'physical', 'reserved', 'available', 'updated_at'] as const;
@@ -162,6 +172,7 @@ interface StockSums {
 /** Turns planned orders into COPY rows as they stand at `endMs`; yields to the event loop now and then so the previous batch's COPY keeps streaming. */
 async function encodeBatch(
   shopId: string, plans: OrderPlan[], endMs: number, timeline: OrderTimeline, sums: StockSums, orderIds: IdReservation, shipmentIds: IdReservation,
+  shop: ShopDefinition,
 ): Promise<OrderBatch> {
   await orderIds.ensure(plans.length);
   await shipmentIds.ensure(plans.reduce((n, p) => n + p.shipments.length, 0));
@@ -183,7 +194,7 @@ async function encodeBatch(
       shipments.add(rowValues({ id: shipmentId, ...shipmentRow(shopId, { ...s, orderCode: o.code }) }, SHIPMENT_COLUMNS));
       for (const row of trackingEventRows(shipmentId, s.events)) events.add(rowValues(row, EVENT_COLUMNS));
     }
-    for (const d of plan.documents) if (d.issuedAt.getTime() <= endMs) documents.add(rowValues(documentRow(shopId, d), DOCUMENT_COLUMNS));
+    for (const d of plan.documents) if (d.issuedAt.getTime() <= endMs) documents.add(rowValues(documentRow(shopId, documentAt(plan, shop, d, endMs)), DOCUMENT_COLUMNS));
     const claim = claimAt(plan, endMs);
     if (claim) claims.add(rowValues(claimRow(shopId, claim), CLAIM_COLUMNS));
     for (const m of plan.movements) {
@@ -257,7 +268,18 @@ async function writeHistoryEnd(
     rowValues(property, propertyColumns),
   );
 
+  const costs = companyCostsBetween(settings.seed, shop, null, endMs, timeline.windowStartMs, timeline.ordersPerDayAtEnd, (ms) => timeline.eurRateAt(ms));
+  if (costs.length) {
+    const rows = costs.map((c) => companyCostRow(shopId, c));
+    const columns = Object.keys(rows[0]);
+    const buffer = new CopyBuffer('company_costs', columns);
+    for (const row of rows) buffer.add(rowValues(row, columns));
+    await buffer.copyInto(conn);
+  }
+
   await conn.query('insert into shop_platform_settings (shop_id, platform, settings) values ($1, $2, $3)', [shopId, 'demo', JSON.stringify(settings)]);
+  // Issue 10: the claims module's settings (the service's own data) start from the demo defaults.
+  await ensureClaimsSettings((sql, values) => conn.query(sql, values), shopId, defaultClaimsSettings(shop, settings.seed));
   for (const area of SYNC_AREAS) {
     await conn.query('insert into sync_checkpoints (shop_id, area, through, events_from) values ($1, $2, $3, $3)', [shopId, area, new Date(endMs)]);
   }
@@ -314,7 +336,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
       const plans = await nextPlans(stream, batchSize);
       if (!plans.length) break;
       // Id reservation shares the connection, so it waits for the COPY in flight; chunked reservation keeps that rare.
-      const batch = await encodeBatch(shopId, plans, endMs, timeline, sums, orderIds, shipmentIds);
+      const batch = await encodeBatch(shopId, plans, endMs, timeline, sums, orderIds, shipmentIds, shop);
       if (inFlight) await inFlight;
       const writing = writeBatch(conn, batch).then((written) => {
         totals.orders += written[0];
@@ -336,6 +358,8 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     }
     if (inFlight) await inFlight;
     totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
+    // Rollups of the loaded history, in the same transaction as its rows.
+    await rebuildShopRollups(async (text, values) => (await conn.query(text, values)).rows, shopId);
     // The service's own affiliate programme, on the same transaction, so its conversions point at these orders.
     const affiliate = pgRunner(db, conn);
     await seedDemoAffiliateShop(affiliate, {

@@ -6,6 +6,7 @@
 import { CARRIERS, CLAIM_STATUSES, ORDER_STATUSES, type PaymentKind, type ShopDefinition } from './catalogue.js';
 import { withoutVat } from './money.js';
 import { createRandom, type Random } from './random.js';
+import { DEMO_CLAIM_EMAILS, planClaimDetails, type ClaimDetailsPlan } from './claimDetails.js';
 import { shipmentAt, type ShipmentPlan } from './shipments.js';
 import { DAY_MS, HOUR_MS, localDateUtc } from './time.js';
 import type {
@@ -38,6 +39,8 @@ export interface ClaimPlan {
   refundWithVatMinor: number | null;
   items: Array<{ lineNo: number; productCode: string; quantity: number }>;
   returnShipment: { carrierCode: string; trackingNumber: string; createdMs: number; deliveredMs: number };
+  /** Process, tags, the customer's request and rating (their own random stream). */
+  details: ClaimDetailsPlan;
 }
 
 /** What order generation decides; `completePlan` derives the rest. */
@@ -117,7 +120,7 @@ function returnTrackingNumber(rng: Random, carrierCode: string): string {
   return `${prefix}${String(rng.int(1, 9))}${rng.digits(digits - 1)}${suffix}`;
 }
 
-function planClaim(rng: Random, shop: ShopDefinition, plan: BaseOrderPlan, deliveredMs: number): ClaimPlan | null {
+function planClaim(rng: Random, shop: ShopDefinition, plan: BaseOrderPlan, deliveredMs: number): Omit<ClaimPlan, 'details'> | null {
   if (!rng.chance(CLAIM_SHARE)) return null;
   const type: ClaimType = rng.chance(0.6) ? 'withdrawal' : 'complaint';
   const openedMs = Math.round(deliveredMs + (type === 'withdrawal' ? rng.float(0.5, 13.5) : rng.float(2, 30)) * DAY_MS);
@@ -188,7 +191,8 @@ export function completePlan(seed: number, shop: ShopDefinition, base: BaseOrder
   for (const s of base.shipments) for (const e of s.events) times.push(e.occurredAt.getTime());
   const changeTimes = sortedUnique(times);
 
-  const claim = delivered !== null ? planClaim(rng, shop, base, delivered) : null;
+  const planned = delivered !== null ? planClaim(rng, shop, base, delivered) : null;
+  const claim: ClaimPlan | null = planned ? { ...planned, details: planClaimDetails(seed, shop, base, planned) } : null;
   const documents: GeneratedDocument[] = [];
   const full = { withVat: base.totalWithVatMinor, withoutVat: base.totalWithoutVatMinor };
   const negative = (a: { withVat: number; withoutVat: number }) => ({ withVat: -a.withVat, withoutVat: -a.withoutVat });
@@ -288,11 +292,18 @@ export function claimAt(plan: OrderPlan, atMs: number): GeneratedClaim | null {
     ? { carrierCode: rs.carrierCode, trackingNumber: rs.trackingNumber, status: rs.deliveredMs <= atMs ? 'DELIVERED' as const : 'CREATED' as const, createdAt: new Date(rs.createdMs), deliveredAt: rs.deliveredMs <= atMs ? new Date(rs.deliveredMs) : null }
     : null;
   const updatedMs = Math.max(current.at.getTime(), returnShipment ? (returnShipment.deliveredAt ?? returnShipment.createdAt).getTime() : 0);
+  const d = c.details;
+  // The shop's automatic e-mail goes out with the status change it belongs to.
+  const emails = statusHistory.flatMap((change) => DEMO_CLAIM_EMAILS.filter((e) => e.statusId === change.statusId)
+    .map((e) => ({ templateId: e.id, subject: e.subject.replace('{claim_code}', c.code), sentAt: change.at })));
   return {
     code: c.code, orderCode: plan.code, type: c.type, reason: c.reason, openedAt: new Date(c.openedMs), updatedAt: new Date(updatedMs),
     statusId: current.statusId, statusName: CLAIM_STATUS_NAMES.get(current.statusId)!, statusChangedAt: current.at, statusHistory,
     closedAt: closed ? new Date(c.closedMs) : null, resolution: closed ? c.resolution : null, currency: plan.currency,
     refundWithVatMinor: closed ? c.refundWithVatMinor : null, items: c.items, returnShipment, customerEmailHash: plan.customerEmailHash,
+    processId: d.processId, deadline: new Date(d.deadlineMs), tags: d.tags,
+    customerRequest: { type: d.requestType, refundTo: d.refundTo, bankAccount: d.bankAccount },
+    rating: closed && d.rating ? d.rating.score : null, ratingComment: closed && d.rating ? d.rating.comment : null, emails,
   };
 }
 

@@ -226,6 +226,17 @@ export interface GeneratedClaim {
   items: Array<{ lineNo: number; productCode: string; quantity: number }>;
   returnShipment: GeneratedReturnShipment | null;
   customerEmailHash: string;
+  /** The claims-module process the claim runs in, and its deadline. */
+  processId: number;
+  deadline: Date;
+  tags: string[];
+  /** What the customer asks for; `bankAccount` is the full IBAN as the shop holds it (the service stores it masked). */
+  customerRequest: { type: 'refund' | 'exchange' | 'repair'; refundTo: 'bank_account' | 'original_payment' | 'coupon' | null; bankAccount: string | null };
+  /** The customer's rating (1-5) and comment, given when the claim closes; null before or when not rated. */
+  rating: number | null;
+  ratingComment: string | null;
+  /** E-mails the shop sent the customer, one per status change with a template, oldest first. */
+  emails: Array<{ templateId: string; subject: string; sentAt: Date }>;
 }
 
 export type StockMovementKind = 'receipt' | 'sale' | 'return';
@@ -288,4 +299,49 @@ export interface GeneratedSearchConsoleProperty {
   syncVersion: number | null;
   finalDataThrough: string | null;
   freshDataThrough: string | null;
+}
+
+/** One line of an accounting document: goods, shipping or a coupon's discount; amounts in minor units (negative on a credit note). */
+export interface GeneratedDocumentLine {
+  lineNo: number;
+  kind: 'product' | 'shipping' | 'discount';
+  productCode: string | null;
+  name: string;
+  quantity: number;
+  unitPriceWithVatMinor: number;
+  totalWithVatMinor: number;
+  totalWithoutVatMinor: number;
+  vatRate: number;
+}
+
+/** The document's amounts at one VAT rate. */
+export interface GeneratedVatRateLine {
+  vatRate: number;
+  baseMinor: number;
+  vatMinor: number;
+  totalMinor: number;
+}
+
+/** Where a document stands: `issued`, `paid` (invoice), `settled` (proforma followed by its invoice), `partially_credited`/`credited` (invoice), `cancelled`. */
+export type DocumentLifecycle = 'issued' | 'paid' | 'settled' | 'partially_credited' | 'credited' | 'cancelled';
+
+/**
+ * A document as the shop shows it at an instant: the issued content (never changes) plus its lines, VAT per rate,
+ * the buyer, and its state, which moves with payment, settlement, credit notes and cancellation.
+ */
+export interface GeneratedDocumentRecord extends GeneratedDocument {
+  /** Issue date as a local calendar date of the shop. */
+  issueDate: string;
+  paymentMethod: string;
+  lines: GeneratedDocumentLine[];
+  vatBreakdown: GeneratedVatRateLine[];
+  customer: GeneratedCustomer;
+  lifecycle: DocumentLifecycle;
+  /** The platform's own name of the state (`state in the source`). */
+  sourceState: string;
+  /** False once the shop cancelled (voided) the document. */
+  valid: boolean;
+  updatedAt: Date;
+  /** Whether the shop has a printable form of the document (documents imported from outside accounting have none). */
+  pdfAvailable: boolean;
 }

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { PlatformOrder } from '../../platforms/types.js';
 import type { EventSink } from '../events.js';
+import { refreshOrderRollups } from '../../rollups/orders.js';
 import { bulkInsert } from '../bulk.js';
 import { orderItemRows, orderRow } from '../rows.js';
 import type { SyncShop } from '../shops.js';
@@ -30,6 +31,8 @@ export async function applyOrders(trx: Knex.Transaction, shop: SyncShop, orders:
       .select('id', 'code', 'status_id', 'status_changed_at', 'paid', 'updated_at') as StoredOrder[]).map((r) => [r.code, r]),
   );
   const fresh: PlatformOrder[] = [];
+  // Orders written in this batch; their days and customers are recomputed before the batch commits.
+  const touched: string[] = [];
   let written = 0;
   for (const o of orders) {
     const s = stored.get(o.code);
@@ -43,6 +46,7 @@ export async function applyOrders(trx: Knex.Transaction, shop: SyncShop, orders:
     await trx('orders').where({ id: s.id }).update({
       updated_at: o.updatedAt, status_id: o.statusId, status_name: o.statusName, status_changed_at: o.statusChangedAt, paid: o.paid, paid_at: o.paidAt,
     });
+    touched.push(String(s.id));
     written++;
   }
   if (fresh.length) {
@@ -55,6 +59,8 @@ export async function applyOrders(trx: Knex.Transaction, shop: SyncShop, orders:
       if (o.paid) sink.emit('order.paid', o.code, { order_code: o.code }, o.paidAt!);
     }
     written += fresh.length;
+    touched.push(...ids.map((r) => String(r.id)));
   }
+  await refreshOrderRollups(trx, shop.id, touched);
   return written;
 }

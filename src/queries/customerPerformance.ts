@@ -1,0 +1,106 @@
+/**
+ * Customer performance: pseudonymous rows per (customer, currency) ranked by revenue, from the customer rollups —
+ * lifetime rows without a period, the per-day rollups summed over the period's local days with one.
+ */
+import type { Knex } from 'knex';
+import type { CapabilityContext } from '../capabilities/context.js';
+import { cursorFingerprint, encodeCursor, type KeysetPosition } from '../capabilities/cursor.js';
+import { LIST_LIMIT } from '../capabilities/params.js';
+import type { Period } from '../capabilities/period.js';
+import { AppError } from '../errors.js';
+import { money } from '../money.js';
+import { byCurrency } from './customers.js';
+
+interface PerformanceRow {
+  customer_key: string;
+  currency: string;
+  orders: number;
+  revenue: string;
+  first_at: Date;
+  last_at: Date;
+  lifetime_orders: number;
+  lifetime_revenue: string;
+}
+
+/** The filtered rows as a query: one row per (customer, currency) with its period (or lifetime) figures. */
+function filteredRows(ctx: CapabilityContext, period: Period | null): Knex.QueryBuilder {
+  const db = ctx.db;
+  const shopId = ctx.shop!.id;
+  if (!period) {
+    return db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count')
+      .select('customer_key', 'currency', db.raw('orders_count - cancelled_count as orders'), 'revenue_with_vat as revenue', 'first_order_at as first_at', 'last_order_at as last_at');
+  }
+  return db('customer_daily_rollups').where({ shop_id: shopId }).whereBetween('day', [period.from, period.to])
+    .groupBy('customer_key', 'currency').havingRaw('sum(orders_count - cancelled_count) > 0')
+    .select('customer_key', 'currency', db.raw('sum(orders_count - cancelled_count)::int as orders'), db.raw('sum(revenue_with_vat) as revenue'),
+      db.raw('min(first_order_at) as first_at'), db.raw('max(last_order_at) as last_at'));
+}
+
+/** One page of performance rows and the totals of the whole filter. */
+export async function customerPerformance(ctx: CapabilityContext, period: Period | null, params: Record<string, unknown>, after: KeysetPosition | null) {
+  const { cursor: _cursor, limit: limitParam, ...bound } = params as { cursor?: string; limit?: number };
+  const limit = limitParam ?? LIST_LIMIT.default;
+  if (limit < 1 || limit > LIST_LIMIT.max) {
+    throw new AppError('LIMIT_OUT_OF_RANGE', `\`limit\` must be between 1 and ${LIST_LIMIT.max}; got ${limit}.`, { param: 'limit', min: 1, max: LIST_LIMIT.max });
+  }
+  const db = ctx.db;
+  // The runner verified an incoming cursor with this same fingerprint (D7); the summary encodes the next one itself.
+  const fingerprint = cursorFingerprint({ capability: 'customers.performance', account: ctx.caller.account.id, shopId: ctx.shop!.id, ...bound });
+
+  const base = filteredRows(ctx, period);
+  const page = db.with('f', base).from('f')
+    .leftJoin('customer_rollups as cr', function joinLifetime() {
+      this.on('cr.customer_key', '=', 'f.customer_key').andOn('cr.currency', '=', 'f.currency').andOn('cr.shop_id', '=', db.raw('?', [ctx.shop!.id]));
+    })
+    .select('f.*', db.raw('coalesce(cr.orders_count - cr.cancelled_count, 0)::int as lifetime_orders'), db.raw('coalesce(cr.revenue_with_vat, 0) as lifetime_revenue'))
+    .orderBy([{ column: 'f.revenue', order: 'desc' }, { column: 'f.customer_key', order: 'asc' }, { column: 'f.currency', order: 'asc' }])
+    .limit(limit + 1);
+  if (after) {
+    const [key, currency] = after.id.split('|');
+    page.whereRaw('(f.revenue < ?::numeric or (f.revenue = ?::numeric and (f.customer_key, f.currency) > (?, ?)))', [after.key, after.key, key, currency]);
+  }
+  const totalsQuery = db.with('f', filteredRows(ctx, period)).from('f')
+    .select('currency', db.raw('count(distinct customer_key)::int as customers'), db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue'))
+    .groupBy('currency');
+  const customersQuery = db.with('f', filteredRows(ctx, period)).from('f').first(db.raw('count(distinct customer_key)::int as customers'));
+  const [rows, totals, distinct] = await Promise.all([page as unknown as Promise<PerformanceRow[]>, totalsQuery as unknown as Promise<Array<{ currency: string; orders: number; revenue: string }>>, customersQuery]);
+
+  const hasMore = rows.length > limit;
+  const kept = hasMore ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  const nextCursor = hasMore && last ? encodeCursor({ key: last.revenue, id: `${last.customer_key}|${last.currency}` }, period, fingerprint, ctx.cursorSecret) : null;
+  return {
+    customers: kept.map((r) => {
+      const currency = r.currency.trim();
+      const [revenue] = byCurrency([{ currency, amount: r.revenue }]);
+      return {
+        customerKey: r.customer_key.trim(),
+        currency,
+        ordersCount: r.orders,
+        revenue,
+        averageOrder: averageMoney(r.revenue, r.orders, currency),
+        firstOrderAt: r.first_at.toISOString(),
+        lastOrderAt: r.last_at.toISOString(),
+        repeatPurchase: r.lifetime_orders >= 2,
+        lifetimeOrdersCount: r.lifetime_orders,
+        lifetimeValue: byCurrency([{ currency, amount: r.lifetime_revenue }])[0],
+      };
+    }),
+    totals: {
+      customers: (distinct as { customers: number } | undefined)?.customers ?? 0,
+      ordersCount: totals.reduce((n, t) => n + Number(t.orders), 0),
+      revenueByCurrency: byCurrency(totals.map((t) => ({ currency: t.currency, amount: t.revenue }))),
+    },
+    hasMore: nextCursor !== null,
+    nextCursor,
+  };
+}
+
+/** revenue / orders rounded half away from zero to cents, in exact integer arithmetic. */
+function averageMoney(revenue: string, orders: number, currency: string) {
+  const [whole, fraction = ''] = revenue.replace('-', '').split('.');
+  const cents = BigInt(whole) * 100n + BigInt((fraction + '00').slice(0, 2));
+  const avg = (cents * 2n + BigInt(orders)) / (2n * BigInt(orders));
+  const sign = revenue.startsWith('-') ? '-' : '';
+  return money(`${sign}${avg / 100n}.${String(avg % 100n).padStart(2, '0')}`, currency);
+}

@@ -1,0 +1,383 @@
+/** Claims over the real HTTP server and a real Postgres: listing, one claim with links that resolve, statistics checked against raw rows, masking, personal data, settings scopes, isolation. */
+import { appTest, type AppContext } from '../helpers/app.js';
+import type { ExecutionContext } from 'ava';
+import { api, issueKey } from '../helpers/server.js';
+import { TEST_NOW } from '../helpers/constants.js';
+import { connectModern } from '../helpers/mcp.js';
+import { shopDefinition } from '../../src/platforms/demo/catalogue.js';
+import { claimAt, OrderTimeline } from '../../src/platforms/demo/generator.js';
+
+const test = appTest({ scopes: ['claims:read', 'claims-settings:read', 'personal-data:read'] });
+type Context = AppContext;
+
+const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
+
+function assertError(t: ExecutionContext<Context>, res: { status: number; body: any }, status: number, code: string) {
+  t.is(res.status, status, JSON.stringify(res.body));
+  t.is(res.body.error.code, code);
+}
+
+interface ShopInfo { id: string; timeZone: string }
+
+async function shopOf(t: ExecutionContext<Context>, account: string, code: string): Promise<ShopInfo> {
+  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id')
+    .where({ 'a.code': account, 's.code': code }).first('s.id', 's.time_zone');
+  if (!row) throw new Error(`no shop ${account}/${code}`);
+  return { id: String(row.id), timeZone: row.time_zone };
+}
+
+function todayIn(timeZone: string, now: Date): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+function daysBefore(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A whole IBAN anywhere in a text: country, check digits and BBAN that pass the ISO 13616 mod-97 check. */
+function containsIban(text: string): boolean {
+  for (const [candidate] of text.matchAll(/[A-Z]{2}\d{2}[0-9A-Z]{11,30}/g)) {
+    const moved = candidate.slice(4) + candidate.slice(0, 4);
+    let rest = 0;
+    for (const ch of moved) {
+      const digits = /\d/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
+      for (const d of digits) rest = (rest * 10 + Number(d)) % 97;
+    }
+    if (rest === 1) return true;
+  }
+  return false;
+}
+
+/** The whole account numbers the demo shop `sk` holds for its claims, regenerated from the shop's platform settings. */
+async function demoAccounts(t: ExecutionContext<Context>, shopId: string): Promise<string[]> {
+  const { settings } = await t.context.database.db('shop_platform_settings').where({ shop_id: shopId }).first('settings');
+  const timeline = new OrderTimeline(settings.seed, shopDefinition('sk'), { orders: settings.orders, days: settings.days, endDate: new Date(settings.historyEnd) });
+  const accounts: string[] = [];
+  for (const plan of timeline.plans(-Infinity, timeline.historyEndMs)) {
+    const account = claimAt(plan, timeline.historyEndMs)?.customerRequest.bankAccount;
+    if (account) accounts.push(account);
+  }
+  return accounts;
+}
+
+/** Every string value in a JSON document, with its path. */
+function strings(value: unknown, path = '$'): Array<[string, string]> {
+  if (typeof value === 'string') return [[path, value]];
+  if (Array.isArray(value)) return value.flatMap((v, i) => strings(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => strings(v, `${path}.${k}`));
+  return [];
+}
+
+// ---- Reference figures, computed here from raw rows (plain selects, no aggregates) ----
+
+function percentileCont(sorted: number[], fraction: number): number {
+  const position = fraction * (sorted.length - 1);
+  const lower = Math.floor(position);
+  const upper = Math.ceil(position);
+  if (lower === upper) return sorted[lower];
+  return sorted[lower] + (position - lower) * (sorted[upper] - sorted[lower]);
+}
+
+function roundDecimal(decimal: string, places: number): number {
+  const negative = decimal.startsWith('-');
+  const [whole, fraction = ''] = decimal.replace('-', '').split('.');
+  const digits = (fraction + '0'.repeat(places + 1)).slice(0, places + 1);
+  let scaled = BigInt(whole + digits.slice(0, places));
+  if (Number(digits[places]) >= 5) scaled += 1n;
+  const value = Number(scaled) / 10 ** places;
+  return negative ? -value : value;
+}
+
+const hoursOf = (ms: number): number => roundDecimal((ms / 3_600_000).toPrecision(15), 2);
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+async function expectedStatistics(t: ExecutionContext<Context>, shop: ShopInfo, from: string, to: string) {
+  const rows: Array<{ status_id: number; status_name: string; type: string; resolution: string | null; reason: string | null; opened_at: Date; closed_at: Date | null; rating: number | null }> = await t.context.database.db('claims')
+    .select('status_id', 'status_name', 'type', 'resolution', 'reason', 'opened_at', 'closed_at', 'rating')
+    .where({ shop_id: shop.id })
+    .whereRaw('opened_at >= (?::date)::timestamp at time zone ?', [from, shop.timeZone])
+    .whereRaw('opened_at < ((?::date) + 1)::timestamp at time zone ?', [to, shop.timeZone]);
+  const countBy = <K extends string | number>(keyOf: (r: (typeof rows)[number]) => K | null) => {
+    const counts = new Map<K, number>();
+    for (const r of rows) {
+      const k = keyOf(r);
+      if (k !== null) counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    return [...counts.entries()];
+  };
+  const ranked = (entries: Array<[string, number]>) => entries.sort((a, b) => b[1] - a[1] || byCode(a[0], b[0]));
+  const times = rows.filter((r) => r.closed_at).map((r) => r.closed_at!.getTime() - r.opened_at.getTime()).sort((a, b) => a - b);
+  const ratings = rows.filter((r) => r.rating !== null).map((r) => r.rating!);
+  const ratingSum = ratings.reduce((a, b) => a + b, 0);
+  return {
+    claims: { total: rows.length, open: rows.filter((r) => !r.closed_at).length, closed: times.length },
+    statuses: countBy((r) => r.status_id).sort((a, b) => a[0] - b[0])
+      .map(([id, count]) => ({ status: { id, name: rows.find((r) => r.status_id === id)!.status_name }, count })),
+    types: ranked(countBy((r) => r.type)).map(([type, count]) => ({ type, count })),
+    resolutions: ranked(countBy((r) => r.resolution)).map(([resolution, count]) => ({ resolution, count })),
+    resolutionTime: {
+      measured: times.length,
+      medianHours: times.length ? hoursOf(percentileCont(times, 0.5)) : null,
+      p90Hours: times.length ? hoursOf(percentileCont(times, 0.9)) : null,
+    },
+    ratings: {
+      rated: ratings.length,
+      // avg rounded half away from zero to 2 decimals, in exact integer arithmetic.
+      average: ratings.length ? Math.floor((2 * ratingSum * 100 + ratings.length) / (2 * ratings.length)) / 100 : null,
+      distribution: countBy((r) => r.rating).sort((a, b) => a[0] - b[0]).map(([score, count]) => ({ score, count })),
+    },
+    reasons: ranked(countBy((r) => r.reason)).map(([reason, count]) => ({ reason, count })),
+  };
+}
+
+// ---- Statistics ----
+
+test('When statistics are read without a period, then they cover the last 30 days and equal the figures computed from raw rows', async (t) => {
+  const shop = await shopOf(t, 'demo', 'sk');
+  const today = todayIn(shop.timeZone, TEST_NOW);
+  const res = await get(t, '/claims/statistics?market=sk');
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.deepEqual(res.body.meta.period, { from: daysBefore(today, 29), to: today, timeZone: shop.timeZone });
+  const expected = await expectedStatistics(t, shop, daysBefore(today, 29), today);
+  t.true(expected.claims.total > 5, `the demo data has claims in the last 30 days (${expected.claims.total})`);
+  t.deepEqual(res.body.data, expected);
+});
+
+test('When statistics are read for a long period, then open and closed claims, ratings and reasons equal the raw computation', async (t) => {
+  for (const market of ['sk', 'cz']) {
+    const shop = await shopOf(t, 'demo', market);
+    const res = await get(t, `/claims/statistics?market=${market}&from=2026-01-01&to=2026-11-20`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    const expected = await expectedStatistics(t, shop, '2026-01-01', '2026-11-20');
+    t.true(expected.claims.closed > 20 && expected.ratings.rated > 5 && expected.claims.open > 0, JSON.stringify(expected.claims));
+    t.deepEqual(res.body.data, expected, market);
+  }
+  assertError(t, await get(t, '/claims/statistics?market=sk&from=2026-10-10&to=2026-10-01'), 400, 'PERIOD_REVERSED');
+  assertError(t, await get(t, '/claims/statistics?market=sk&limit=5'), 400, 'UNKNOWN_PARAMETER');
+});
+
+// ---- Listing ----
+
+test('When claims are listed, then they come newest first, filters by status and type hold, and a cursor walk returns every claim once', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(t, 'demo', 'sk');
+  const raw: Array<{ id: string; code: string; opened_at: Date; status_id: number; type: string }> = await db('claims').where({ shop_id: shop.id })
+    .orderBy([{ column: 'opened_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select('id', 'code', 'opened_at', 'status_id', 'type');
+  t.true(raw.length > 40);
+  const walk = async (query: string) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { status: number; body: any } = await get(t, `/claims?market=sk&limit=25${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      t.is(res.status, 200, JSON.stringify(res.body));
+      seen.push(...res.body.data.map((c: any) => c.code));
+      cursor = res.body.meta.nextCursor;
+    } while (cursor);
+    return seen;
+  };
+  t.deepEqual(await walk(''), raw.map((r) => r.code));
+  t.deepEqual(await walk('&type=complaint'), raw.filter((r) => r.type === 'complaint').map((r) => r.code));
+  t.deepEqual(await walk('&status=3'), raw.filter((r) => r.status_id === 3).map((r) => r.code));
+
+  const first = (await get(t, '/claims?market=sk&limit=1')).body.data[0];
+  t.is(first.order.code, first.orderCode);
+  t.regex(first.openedAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  assertError(t, await get(t, '/claims?market=sk&type=exchange'), 400, 'INVALID_PARAMETER');
+  assertError(t, await get(t, '/claims?market=sk&status=abc'), 400, 'INVALID_PARAMETER');
+  const page = await get(t, '/claims?market=sk&type=complaint&limit=2');
+  assertError(t, await get(t, `/claims?market=sk&type=withdrawal&limit=2&cursor=${encodeURIComponent(page.body.meta.nextCursor)}`), 400, 'CURSOR_MISMATCH');
+});
+
+// ---- One claim and its links ----
+
+test('When a refunded withdrawal is read, then its items, order, credit note, return parcel and stock movements resolve to the records they name', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(t, 'demo', 'sk');
+  const row = await db('claims').where({ shop_id: shop.id, type: 'withdrawal', resolution: 'refund' }).orderBy('opened_at', 'desc').first('code', 'order_code', 'refund_with_vat');
+  const res = await get(t, `/claims/${row.code}?market=sk`);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  const claim = res.body.data;
+
+  const order = await get(t, `/orders/${claim.links.order.code}?market=sk`, await issueKey(db, { scopes: ['orders:read'] }));
+  t.is(order.status, 200);
+  for (const item of claim.items) {
+    const line = order.body.data.items.find((l: any) => l.lineNo === item.lineNo);
+    t.is(line.productCode, item.productCode);
+    t.is(line.name, item.name);
+    t.deepEqual(line.unitPriceWithVat, item.unitPriceWithVat);
+  }
+  const note = await db('documents').where({ shop_id: shop.id, code: claim.links.creditNote.code }).first('type', 'order_code', 'total_with_vat');
+  t.deepEqual({ type: note.type, order: note.order_code }, { type: 'credit_note', order: row.order_code });
+  t.is(Number(note.total_with_vat), -Number(row.refund_with_vat));
+  t.deepEqual(claim.refunds.map((r: any) => [r.amountWithVat.amount, r.creditNoteCode]), [[row.refund_with_vat, claim.links.creditNote.code]]);
+
+  const movements = await db('stock_movements').where({ shop_id: shop.id, claim_code: row.code }).orderBy('movement_id').pluck('movement_id');
+  t.true(movements.length > 0);
+  t.deepEqual(claim.links.stockMovements.map((m: any) => m.movementId).sort(), movements);
+  t.deepEqual(claim.links.returnShipment, claim.returnShipment);
+  t.is(claim.returnShipment.status, 'DELIVERED');
+  const noOutbound = await db('shipments').where({ shop_id: shop.id, tracking_number: claim.returnShipment.trackingNumber }).first();
+  t.falsy(noOutbound, 'a return parcel is never an outbound shipment');
+
+  t.deepEqual(claim.timeline.map((s: any) => s.status.id), [1, 2, 3, 5]);
+  t.is(claim.timeline[claim.timeline.length - 1].at, claim.closedAt);
+  t.deepEqual(claim.emails.map((e: any) => e.templateId), ['claim-received', 'send-goods', 'goods-received', 'claim-resolved']);
+  t.true(claim.emails.every((e: any) => e.subject.includes(row.code)));
+  t.is(claim.processId, 1);
+  t.is(claim.customerRequest.type, 'refund');
+});
+
+test('When a claim of another shop or account is asked for, then 404 NOT_FOUND', async (t) => {
+  const db = t.context.database.db;
+  const cz = await shopOf(t, 'demo', 'cz');
+  const acme = await shopOf(t, 'acme', 'sk');
+  const ofCz = await db('claims').where({ shop_id: cz.id }).first('code');
+  const ofAcme = await db('claims').where({ shop_id: acme.id }).first('code');
+  t.is((await get(t, `/claims/${ofCz.code}?market=cz`)).status, 200);
+  const skCodes = new Set(await db('claims').where({ shop_id: (await shopOf(t, 'demo', 'sk')).id }).pluck('code'));
+  if (!skCodes.has(ofCz.code)) assertError(t, await get(t, `/claims/${ofCz.code}?market=sk`), 404, 'NOT_FOUND');
+  if (!skCodes.has(ofAcme.code)) assertError(t, await get(t, `/claims/${ofAcme.code}?market=sk`), 404, 'NOT_FOUND');
+  assertError(t, await get(t, '/claims/R000?market=sk'), 404, 'NOT_FOUND');
+  assertError(t, await get(t, '/claims/R000/refund-readiness?market=sk'), 404, 'NOT_FOUND');
+  // The acme tenant's key sees its own claim; the demo key cannot name acme's shop at all.
+  const acmeKey = await issueKey(db, { account: 'acme', scopes: ['claims:read'] });
+  t.is((await get(t, `/claims/${ofAcme.code}?market=sk`, acmeKey)).body.data.code, ofAcme.code);
+  const shopKey = await issueKey(db, { scopes: ['claims:read'], shops: ['sk'] });
+  assertError(t, await get(t, '/claims?market=cz', shopKey), 403, 'SHOP_FORBIDDEN');
+});
+
+// ---- Masking ----
+
+test('When every claims response is searched, then no account number appears unmasked, and none is stored unmasked', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(t, 'demo', 'sk');
+  const withAccount = await db('claims').where({ shop_id: shop.id, refund_to: 'bank_account' }).whereNotNull('refund_account_masked').orderBy('opened_at', 'desc').limit(5).pluck('code');
+  t.true(withAccount.length > 0, 'the demo has refunds to bank accounts');
+  const paths = [
+    '/claims?market=sk&limit=250', '/claims/statistics?market=sk', '/claims/settings?market=sk', '/claims/configuration?market=sk',
+    '/claims/refund-options?market=sk', '/claims/refund-settings?market=sk', '/claims/routes?market=sk', '/claims/templates?market=sk',
+    ...withAccount.flatMap((code: string) => [`/claims/${code}?market=sk`, `/claims/${code}/refund-readiness?market=sk`]),
+  ];
+  const accounts = await demoAccounts(t, shop.id);
+  t.true(accounts.length >= withAccount.length && accounts.every((a) => containsIban(a)), 'the shop holds whole IBANs');
+  let masked = 0;
+  for (const path of paths) {
+    const res = await get(t, path);
+    t.is(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
+    const text = JSON.stringify(res.body);
+    t.false(accounts.some((a) => text.includes(a) || text.includes(a.slice(4))), `${path} holds a whole account or its BBAN`);
+    for (const [where, value] of strings(res.body)) {
+      t.false(containsIban(value), `${path} ${where}: ${value}`);
+      if (/^[A-Z]{2}\*{4}[0-9A-Z]{4}$/.test(value)) masked++;
+    }
+  }
+  t.true(masked > withAccount.length, `masked accounts are shown (${masked})`);
+  const settings = (await get(t, '/claims/refund-settings?market=sk')).body.data;
+  t.true(settings.bankAccounts.length > 0 && settings.bankAccounts.every((a: any) => /^SK\*{4}\d{4}$/.test(a.account)));
+  // Nothing in the claims tables holds a whole number either.
+  const rows = [
+    await db('claims').where({ shop_id: shop.id }).select('refund_account_masked', 'request_type', 'emails', 'rating_comment'),
+    await db('claims_settings').where({ shop_id: shop.id }).select('settings'),
+  ];
+  const stored = JSON.stringify(rows);
+  t.false(strings(rows).some(([, value]) => containsIban(value)));
+  t.false(accounts.some((a) => stored.includes(a.slice(4))));
+  await t.throwsAsync(db('claims').where({ shop_id: shop.id, code: withAccount[0] }).update({ refund_account_masked: 'SK3112000000198742637541' }), { message: /claims_refund_account_masked/ });
+});
+
+// ---- Personal data ----
+
+test('When claims are read without personal-data:read, then customers carry only city and country, on REST and over MCP', async (t) => {
+  const db = t.context.database.db;
+  const key = await issueKey(db, { scopes: ['claims:read'] });
+  const listed = await get(t, '/claims?market=sk&limit=5', key);
+  const code = listed.body.data[0].code;
+  const one = await get(t, `/claims/${code}?market=sk`, key);
+  for (const claim of [...listed.body.data, one.body.data]) t.deepEqual(Object.keys(claim.customer).sort(), ['city', 'country']);
+  const full = await get(t, `/claims/${code}?market=sk`);
+  t.truthy(full.body.data.customer.email && full.body.data.customer.lastName && full.body.data.customer.street);
+
+  const client = await connectModern(t.context.server, key);
+  try {
+    const mcpList = await client.callTool({ name: 'claims_list', arguments: { market: 'sk', limit: 5 } });
+    const mcpOne = await client.callTool({ name: 'claims_get', arguments: { market: 'sk', claimCode: code } });
+    const items = (mcpList.structuredContent as any).items;
+    t.deepEqual(items, listed.body.data);
+    t.deepEqual((mcpOne.structuredContent as any).data, one.body.data);
+    t.false(JSON.stringify(mcpOne.content).includes(full.body.data.customer.email), 'nor in the text rendering');
+  } finally {
+    await client.close();
+  }
+});
+
+// ---- Settings ----
+
+test('When settings are read with claims:read only, then processes and tags come without the module; with claims-settings:read the module is there', async (t) => {
+  const db = t.context.database.db;
+  const readOnlyKey = await issueKey(db, { scopes: ['claims:read'] });
+  const basic = await get(t, '/claims/settings?market=sk', readOnlyKey);
+  t.is(basic.status, 200, JSON.stringify(basic.body));
+  t.deepEqual(Object.keys(basic.body.data).sort(), ['processes', 'tags']);
+  t.deepEqual(basic.body.data.processes.map((p: any) => [p.id, p.type]), [[1, 'withdrawal'], [2, 'complaint']]);
+  t.true(basic.body.data.processes.every((p: any) => p.steps.length > 2 && p.statuses.length > 2 && p.deadlineDays > 0));
+  for (const path of ['/claims/configuration', '/claims/refund-options', '/claims/refund-settings', '/claims/routes', '/claims/templates']) {
+    assertError(t, await get(t, `${path}?market=sk`, readOnlyKey), 403, 'INSUFFICIENT_SCOPE');
+  }
+
+  const full = await get(t, '/claims/settings?market=sk');
+  t.deepEqual(Object.keys(full.body.data).sort(), ['module', 'processes', 'tags']);
+  const module = full.body.data.module;
+  t.deepEqual((await get(t, '/claims/configuration?market=sk')).body.data, module.configuration);
+  t.deepEqual((await get(t, '/claims/refund-options?market=sk')).body.data, module.refundOptions);
+  t.deepEqual((await get(t, '/claims/refund-settings?market=sk')).body.data, module.refundSettings);
+  t.deepEqual((await get(t, '/claims/routes?market=sk')).body.data, module.configuration.returnTransport);
+  t.deepEqual((await get(t, '/claims/templates?market=sk')).body.data, module.templates);
+
+  // Every tag and process a claim names is defined in the settings; every carrier profile of a route exists.
+  const shop = await shopOf(t, 'demo', 'sk');
+  const tagIds = new Set(full.body.data.tags.map((tag: any) => tag.id));
+  const used: string[][] = await db('claims').where({ shop_id: shop.id }).pluck('tags');
+  t.true(used.flat().length > 0 && used.flat().every((tag) => tagIds.has(tag)));
+  const processIds = new Set(full.body.data.processes.map((p: any) => p.id));
+  t.true((await db('claims').where({ shop_id: shop.id }).pluck('process_id')).every((id: number) => processIds.has(id)));
+  const profiles = new Set(module.configuration.returnTransport.carrierProfiles.filter((p: any) => p.supportsReturns).map((p: any) => p.id));
+  t.true(module.configuration.returnTransport.routes.every((r: any) => profiles.has(r.carrierProfileId)));
+  const carriers = await db('carriers').where({ shop_id: shop.id }).select('profiles');
+  const carrierProfileIds = new Set(carriers.flatMap((c: any) => c.profiles.map((p: any) => p.id)));
+  t.true([...profiles].every((id) => carrierProfileIds.has(id)), 'return profiles are profiles of connected carriers');
+});
+
+// ---- Refund readiness ----
+
+test('When refund readiness is read, then it carries the request, masked account, the variable symbol of the configured source and deletability', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(t, 'demo', 'sk');
+  const options = (await get(t, '/claims/refund-options?market=sk')).body.data;
+  const waiting = await db('claims as c').join('orders as o', function j() { this.on('o.shop_id', 'c.shop_id').andOn('o.code', 'c.order_code'); })
+    .where({ 'c.shop_id': shop.id, 'c.status_id': 3, 'c.refund_to': 'bank_account' }).first('c.code', 'o.variable_symbol', 'c.refund_account_masked');
+  const refunded = await db('claims').where({ shop_id: shop.id, type: 'withdrawal', resolution: 'refund' }).first('code');
+  if (waiting) {
+    const res = await get(t, `/claims/${waiting.code}/refund-readiness?market=sk`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.is(res.body.data.account, waiting.refund_account_masked);
+    t.is(res.body.data.variableSymbol, options.variableSymbolSource === 'order' ? waiting.variable_symbol : waiting.code.replace(/\D/g, '').slice(-10));
+    t.true(res.body.data.ready, JSON.stringify(res.body.data.blockers));
+  }
+  const done = await get(t, `/claims/${refunded.code}/refund-readiness?market=sk`);
+  t.false(done.body.data.ready);
+  t.false(done.body.data.deletable);
+  t.true(done.body.data.blockers.length > 0);
+});
+
+test('When the key lacks claims:read, then every claims call is 403 INSUFFICIENT_SCOPE', async (t) => {
+  const key = await issueKey(t.context.database.db, { scopes: ['orders:read', 'claims-settings:read'] });
+  for (const path of ['/claims?market=sk', '/claims/R1?market=sk', '/claims/statistics?market=sk', '/claims/settings?market=sk', '/claims/R1/refund-readiness?market=sk']) {
+    assertError(t, await get(t, path, key), 403, 'INSUFFICIENT_SCOPE');
+  }
+});
+
+test('When open claims are read, then the demo has some whose deadline is still ahead', async (t) => {
+  const shop = await shopOf(t, 'demo', 'sk');
+  const open = await t.context.database.db('claims').where({ shop_id: shop.id }).whereNull('closed_at').where('deadline_at', '>', TEST_NOW).count<{ count: string }[]>('* as count');
+  t.true(Number(open[0].count) > 0);
+});

@@ -1,0 +1,256 @@
+/** Customers over the real HTTP server and a real Postgres: directory fields per scope, lifetime vs period, purchase activity, performance and totals against raw orders, rollups kept by the sync, isolation. */
+import type { ExecutionContext } from 'ava';
+import { appTest, type AppContext } from '../helpers/app.js';
+import { api, issueKey } from '../helpers/server.js';
+import { TEST_NOW } from '../helpers/constants.js';
+import { CANCELLED_STATUS_ID } from '../../src/rollups/orders.js';
+import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
+import { syncArea } from '../../src/sync/runner.js';
+import { findSyncShop } from '../../src/sync/shops.js';
+
+const test = appTest({ scopes: ['customers:read', 'personal-data:read', 'reports:read'] });
+type Context = AppContext;
+
+const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
+
+async function shopId(t: ExecutionContext<Context>, account: string, code: string): Promise<string> {
+  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': account, 's.code': code }).first('s.id');
+  return String(row.id);
+}
+
+/** Raw per-customer figures of one shop straight from orders (the test's own SQL, no rollup). */
+async function rawCustomer(t: ExecutionContext<Context>, shop: string, key: string) {
+  const r = await t.context.database.db.raw(`
+    select count(*)::int as orders, count(*) filter (where status_id = ?)::int as cancelled,
+           coalesce(sum(total_with_vat) filter (where status_id <> ?), 0)::text as revenue, min(created_at) as first, max(created_at) as last
+    from orders where shop_id = ? and customer_email_hash = ?`, [CANCELLED_STATUS_ID, CANCELLED_STATUS_ID, shop, key]);
+  return r.rows[0] as { orders: number; cancelled: number; revenue: string; first: Date; last: Date };
+}
+
+test('When the directory is read with every scope, then each row carries identity, personal data, gender and money per currency equal to the raw orders', async (t) => {
+  const res = await get(t, '/customers?market=sk&limit=20');
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.body.data.length, 20);
+  t.true(res.body.meta.hasMore);
+  const sk = await shopId(t, 'demo', 'sk');
+  let previous = Infinity;
+  for (const c of res.body.data) {
+    t.regex(c.customerKey, /^[0-9a-f]{64}$/);
+    t.deepEqual(c.language, { code: 'sk', source: 'store_locale' });
+    t.true(c.shops.includes('sk'));
+    const raw = await rawCustomer(t, sk, c.customerKey);
+    t.is(c.ordersCount, raw.orders);
+    t.is(c.cancelledOrdersCount, raw.cancelled);
+    t.is(c.firstOrderAt, raw.first.toISOString());
+    t.is(c.lastOrderAt, raw.last.toISOString());
+    t.deepEqual(c.revenue, [{ amount: Number(raw.revenue).toFixed(2), currency: 'EUR' }]);
+    t.true(Array.isArray(c.lifetimeRevenue) && Array.isArray(c.averageOrder));
+    t.true('email' in c && 'phone' in c && 'firstName' in c);
+    if (c.company) t.false('marketingGender' in c, 'absent for a company customer');
+    else {
+      t.true(['male', 'female', 'unknown'].includes(c.marketingGender));
+      t.true(['name_inference', 'unknown'].includes(c.genderSource));
+      t.is(typeof c.genderConfidence, 'number');
+    }
+    // Newest activity first.
+    const at = Date.parse(c.lastOrderAt);
+    t.true(at <= previous);
+    previous = at;
+  }
+  // Walking by cursor repeats and skips nobody.
+  const next = await get(t, `/customers?market=sk&limit=20&cursor=${encodeURIComponent(res.body.meta.nextCursor)}`);
+  t.is(next.status, 200);
+  const seen = new Set(res.body.data.map((c: any) => c.customerKey));
+  for (const c of next.body.data) t.false(seen.has(c.customerKey));
+  t.true(Date.parse(next.body.data[0].lastOrderAt) <= previous);
+});
+
+test('When the name says so, then marketingGender is inferred from it (Slovak and Hungarian names from the data set)', async (t) => {
+  const db = t.context.database.db;
+  for (const market of ['sk', 'hu']) {
+    const res = await get(t, `/customers?market=${market}&limit=100`);
+    const people = res.body.data.filter((c: any) => !c.company);
+    const known = people.filter((c: any) => c.marketingGender !== 'unknown');
+    t.true(known.length / people.length > 0.9, `${market}: most demo first names are in the data set`);
+    const female = people.find((c: any) => c.firstName === (market === 'sk' ? 'Jana' : 'Katalin'));
+    if (female) t.is(female.marketingGender, 'female');
+    const male = people.find((c: any) => c.firstName === (market === 'sk' ? 'Peter' : 'László'));
+    if (male) t.is(male.marketingGender, 'male');
+  }
+  t.truthy(db);
+});
+
+test('When a key lacks personal-data:read or reports:read, then those fields are absent (not null) and the rest is unchanged', async (t) => {
+  const plain = await issueKey(t.context.database.db, { scopes: ['customers:read'] });
+  const full = await get(t, '/customers?market=cz&limit=10');
+  const bare = await get(t, '/customers?market=cz&limit=10', plain);
+  t.is(bare.status, 200);
+  for (const [i, c] of bare.body.data.entries()) {
+    for (const field of ['firstName', 'lastName', 'company', 'email', 'phone', 'marketingGender', 'genderSource', 'genderConfidence', 'revenue', 'averageOrder', 'lifetimeRevenue', 'lifetimeAverageOrder']) {
+      t.false(field in c, `${field} absent`);
+    }
+    t.is(c.customerKey, full.body.data[i].customerKey);
+    t.is(c.ordersCount, full.body.data[i].ordersCount);
+  }
+  const one = await get(t, `/customers/${full.body.data[0].customerKey}?market=cz`, plain);
+  t.is(one.status, 200);
+  t.false('email' in one.body.data);
+  for (const s of one.body.data.perShop) t.false('revenue' in s);
+  const reportsOnly = await issueKey(t.context.database.db, { scopes: ['reports:read'] });
+  t.is((await get(t, '/customers?market=cz', reportsOnly)).status, 403);
+});
+
+test('When purchaseFrom/purchaseTo are given, then customers who bought in the interval are listed even if their first and last orders lie outside it, with period fields next to unchanged lifetime fields', async (t) => {
+  const db = t.context.database.db;
+  const sk = await shopId(t, 'demo', 'sk');
+  // A customer with orders before, inside and after a one-week interval.
+  const found = await db.raw(`
+    with w as (select '2026-06-01'::date as f, '2026-06-07'::date as t)
+    select o.customer_email_hash as key from orders o, w
+    where o.shop_id = ? and (o.created_at at time zone 'Europe/Bratislava')::date between w.f and w.t
+      and exists (select 1 from orders b where b.shop_id = o.shop_id and b.customer_email_hash = o.customer_email_hash and (b.created_at at time zone 'Europe/Bratislava')::date < w.f)
+      and exists (select 1 from orders a where a.shop_id = o.shop_id and a.customer_email_hash = o.customer_email_hash and (a.created_at at time zone 'Europe/Bratislava')::date > w.t)
+    limit 1`, [sk]);
+  t.truthy(found.rows[0], 'the demo data has such a customer');
+  const key = found.rows[0].key.trim();
+  const all: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await get(t, `/customers?market=sk&purchaseFrom=2026-06-01&purchaseTo=2026-06-07&limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    all.push(...res.body.data);
+    cursor = res.body.meta.nextCursor;
+  } while (cursor);
+  const expected = await db.raw(`
+    select customer_email_hash as key, count(*)::int as orders, coalesce(sum(total_with_vat) filter (where status_id <> ?), 0)::text as revenue
+    from orders where shop_id = ? and created_at >= '2026-06-01'::timestamp at time zone 'Europe/Bratislava' and created_at < '2026-06-08'::timestamp at time zone 'Europe/Bratislava'
+    group by customer_email_hash`, [CANCELLED_STATUS_ID, sk]);
+  t.is(all.length, expected.rows.length, 'exactly the customers with an order in the interval');
+  const byKey = new Map(all.map((c) => [c.customerKey, c]));
+  for (const e of expected.rows) {
+    const c = byKey.get(e.key.trim());
+    t.truthy(c);
+    t.is(c.periodOrdersCount, e.orders);
+    t.deepEqual(c.periodRevenueByCurrency, Number(e.revenue) === 0 && c.periodRevenueByCurrency.length === 0 ? [] : [{ amount: Number(e.revenue).toFixed(2), currency: 'EUR' }]);
+    t.is(c.periodFrom, '2026-06-01');
+    t.is(c.periodTo, '2026-06-07');
+  }
+  const target = byKey.get(key);
+  t.truthy(target, 'bought inside although first and last orders are outside');
+  const lifetime = await get(t, `/customers/${key}?market=sk`);
+  for (const field of ['ordersCount', 'revenue', 'lifetimeRevenue', 'firstOrderAt', 'lastOrderAt']) t.deepEqual(target[field], lifetime.body.data[field], field);
+  t.true(target.firstOrderAt < '2026-06-01' && target.lastOrderAt > '2026-06-08');
+  t.false('periodFrom' in lifetime.body.data);
+});
+
+test('When the purchase period is wrong, then the error names purchaseFrom/purchaseTo', async (t) => {
+  const reversed = await get(t, '/customers?market=sk&purchaseFrom=2026-06-10&purchaseTo=2026-06-01');
+  t.is(reversed.status, 400);
+  t.is(reversed.body.error.code, 'PERIOD_REVERSED');
+  const onlyTo = await get(t, '/customers?market=sk&purchaseTo=2026-06-01');
+  t.is(onlyTo.body.error.code, 'MISSING_PARAMETER');
+  t.is(onlyTo.body.error.details.param, 'purchaseFrom');
+  const long = await get(t, '/customers?market=sk&purchaseFrom=2025-01-01&purchaseTo=2026-06-01');
+  t.is(long.body.error.code, 'PERIOD_TOO_LONG');
+  const noMarket = await get(t, '/customers');
+  t.is(noMarket.status, 400);
+  t.is(noMarket.body.error.code, 'MISSING_PARAMETER');
+});
+
+test('When a customer bought in two shops, then the directory lists both shops, per-shop figures and LTV per currency; a key limited to one shop sees only it', async (t) => {
+  const db = t.context.database.db;
+  const both = await db.raw(`
+    select o.customer_email_hash as key from orders o join shops s on s.id = o.shop_id join accounts a on a.id = s.account_id
+    where a.code = 'demo' group by o.customer_email_hash having count(distinct s.currency) > 1 limit 1`);
+  if (!both.rows[0]) {
+    t.pass('no customer bought in two currencies in this demo data');
+    return;
+  }
+  const key = both.rows[0].key.trim();
+  const shops: Array<{ code: string }> = await db('orders as o').join('shops as s', 's.id', 'o.shop_id').where('o.customer_email_hash', key).distinct('s.code').orderBy('s.code');
+  const market = shops[0].code;
+  const res = await get(t, `/customers/${key}?market=${market}`);
+  t.is(res.status, 200);
+  t.deepEqual(res.body.data.shops, shops.map((s) => s.code));
+  t.true(res.body.data.lifetimeRevenue.length > 1, 'LTV is an array per currency');
+  t.is(res.body.data.perShop.length, shops.length);
+  const limited = await issueKey(db, { scopes: ['customers:read', 'reports:read'], shops: [market] });
+  const one = await get(t, `/customers/${key}?market=${market}`, limited);
+  t.deepEqual(one.body.data.shops, [market]);
+  t.is(one.body.data.perShop.length, 1);
+});
+
+test('When another tenant or a forbidden shop is asked, then nothing leaks', async (t) => {
+  const db = t.context.database.db;
+  const demo = await get(t, '/customers?market=sk&limit=1');
+  const key = demo.body.data[0].customerKey;
+  const acme = await issueKey(db, { account: 'acme', scopes: ['customers:read', 'reports:read'] });
+  const cross = await get(t, `/customers/${key}?market=sk`, acme);
+  t.is(cross.status, 404);
+  const acmeList = await get(t, '/customers?market=sk&limit=250', acme);
+  t.false(acmeList.body.data.some((c: any) => c.customerKey === key));
+  const czOnly = await issueKey(db, { scopes: ['customers:read'], shops: ['cz'] });
+  const forbidden = await get(t, '/customers?market=sk', czOnly);
+  t.is(forbidden.status, 403);
+  t.is(forbidden.body.error.code, 'SHOP_FORBIDDEN');
+  t.is((await get(t, '/customers/not-a-key?market=sk')).status, 400);
+});
+
+test('When customers performance is read, then rows are pseudonymous, ranked by revenue, and the totals equal the raw orders of the period', async (t) => {
+  const db = t.context.database.db;
+  const hu = await shopId(t, 'demo', 'hu');
+  const rows: any[] = [];
+  let cursor: string | null = null;
+  let totals: any = null;
+  do {
+    const res = await get(t, `/customers/performance?market=hu&from=2026-03-29&to=2026-10-25&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.deepEqual(res.body.meta.period, { from: '2026-03-29', to: '2026-10-25', timeZone: 'Europe/Budapest' });
+    rows.push(...res.body.data.customers);
+    totals ??= res.body.data.totals;
+    t.deepEqual(res.body.data.totals, totals, 'totals are over the whole filter on every page');
+    cursor = res.body.data.nextCursor;
+  } while (cursor);
+  const raw = await db.raw(`
+    select customer_email_hash as key, count(*)::int as orders, sum(total_with_vat)::text as revenue
+    from orders where shop_id = ? and status_id <> ?
+      and created_at >= '2026-03-29'::timestamp at time zone 'Europe/Budapest' and created_at < '2026-10-26'::timestamp at time zone 'Europe/Budapest'
+    group by customer_email_hash`, [hu, CANCELLED_STATUS_ID]);
+  t.is(rows.length, raw.rows.length);
+  t.is(new Set(rows.map((r) => r.customerKey)).size, rows.length, 'no row twice across pages');
+  t.is(totals.customers, raw.rows.length);
+  t.is(totals.ordersCount, raw.rows.reduce((n: number, r: any) => n + r.orders, 0));
+  const sum = raw.rows.reduce((n: bigint, r: any) => n + BigInt(Math.round(Number(r.revenue) * 100)), 0n);
+  t.deepEqual(totals.revenueByCurrency, [{ amount: (Number(sum) / 100).toFixed(2), currency: 'HUF' }]);
+  for (let i = 1; i < rows.length; i++) t.true(Number(rows[i - 1].revenue.amount) >= Number(rows[i].revenue.amount));
+  for (const r of rows) {
+    t.deepEqual(Object.keys(r).sort(), ['averageOrder', 'currency', 'customerKey', 'firstOrderAt', 'lastOrderAt', 'lifetimeOrdersCount', 'lifetimeValue', 'ordersCount', 'repeatPurchase', 'revenue']);
+    t.is(r.repeatPurchase, r.lifetimeOrdersCount >= 2);
+  }
+  const best = raw.rows.sort((a: any, b: any) => Number(b.revenue) - Number(a.revenue))[0];
+  t.is(rows[0].customerKey, best.key.trim());
+  const noScope = await issueKey(db, { scopes: ['customers:read', 'personal-data:read'] });
+  t.is((await get(t, '/customers/performance?market=hu', noScope)).status, 403);
+  const other = await get(t, `/customers/performance?market=sk&cursor=${encodeURIComponent((await get(t, '/customers/performance?market=hu&limit=1')).body.data.nextCursor)}`);
+  t.is(other.body.error.code, 'CURSOR_MISMATCH');
+});
+
+test('When the sync applies new and changed orders, then the rollups equal a rebuild from the raw rows', async (t) => {
+  const db = t.context.database.db;
+  const shop = await findSyncShop(db, 'demo', 'pl');
+  t.truthy(shop);
+  const platform = new DemoPlatform({ db, wallClock: () => new Date(TEST_NOW.getTime() + 4 * 86_400_000) });
+  const until = new Date(TEST_NOW.getTime() + 4 * 86_400_000);
+  const result = await syncArea(db, platform, shop!, 'orders', until, { batchSize: 25 });
+  t.true(result.written > 0);
+  const daily = await db.raw(`
+    select (o.created_at at time zone s.time_zone)::date::text as day, count(*) filter (where status_id <> ?)::int as orders,
+           coalesce(sum(total_with_vat * eur_rate) filter (where status_id <> ?), 0) as eur
+    from orders o join shops s on s.id = o.shop_id where o.shop_id = ? group by 1 order by 1`, [CANCELLED_STATUS_ID, CANCELLED_STATUS_ID, shop!.id]);
+  const rolled = await db.raw(`select day::text as day, orders_count as orders, revenue_with_vat_eur as eur from order_daily_rollups where shop_id = ? order by day`, [shop!.id]);
+  t.deepEqual(rolled.rows.map((r: any) => [r.day, r.orders, Number(r.eur)]), daily.rows.map((r: any) => [r.day, r.orders, Number(r.eur)]));
+  const customers = await db.raw(`
+    select count(*)::int as n, sum(orders_count)::int as orders from customer_rollups where shop_id = ?`, [shop!.id]);
+  const rawCustomers = await db.raw(`select count(distinct customer_email_hash)::int as n, count(*)::int as orders from orders where shop_id = ?`, [shop!.id]);
+  t.deepEqual(customers.rows[0], rawCustomers.rows[0]);
+});
