@@ -22,6 +22,10 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
 /** Creates the server for `app`. Without this, Node answers a too-long URL with an empty 431 and no code. */
 export function createHttpServer(app: RequestListener): http.Server {
   const server = http.createServer(app);
+  // Idle keep-alive connections outlive the clients' own idle timers (and a load balancer's usual 60 s): with Node's 5 s
+  // default a client could reuse a connection at the instant the server closed it, a "fetch failed" under load.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // Nothing to answer on a connection the client already dropped.
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
