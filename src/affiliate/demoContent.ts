@@ -106,7 +106,7 @@ export async function ensureDemoContent(run: SqlRunner, input: ContentInput): Pr
 /**
  * The partners' signatures of the partner agreement, made on the home shop's portal: each partner signed the version
  * current at registration (in Slovak); three early partners signed version 2 again; the partner waiting for approval has
- * not signed yet. Inserted once (unique per partner and version).
+ * not signed yet. Inserted once per partner and version.
  */
 export async function seedDemoSignatures(run: SqlRunner, input: ContentInput & { shopId: string; shopName: string; shopUrl: string }): Promise<void> {
   const k = run.knex;
@@ -139,5 +139,9 @@ export async function seedDemoSignatures(run: SqlRunner, input: ContentInput & {
     const latest = versions[versions.length - 1];
     if (current !== latest && RESIGNED_INDEXES.includes(p.partner_index!)) sign(p, latest, latest.published_at!.getTime() + (3 + p.partner_index!) * DAY_MS);
   }
-  if (rows.length) await run.rows(k('affiliate_signatures').insert(rows).onConflict(['partner_id', 'version_id']).ignore());
+  // Seeded by the home shop's load transaction alone, once: a signature already there (a retried load) is kept as it is.
+  const existing = await run.rows<{ partner_id: string; version_id: string }>(k('affiliate_signatures').where({ account_id: input.accountId }).select('partner_id', 'version_id'));
+  const signed = new Set(existing.map((e) => `${e.partner_id}/${e.version_id}`));
+  const fresh = rows.filter((r) => !signed.has(`${r.partner_id}/${r.version_id}`));
+  if (fresh.length) await run.rows(k('affiliate_signatures').insert(fresh));
 }
