@@ -29,6 +29,7 @@ const secret = 'bench-cursor-secret-0123456789abcdef0123456789';
 // The same statements our query module runs, as plain SQL for the direct baseline.
 const PAGE_SQL = `select * from documents where shop_id = $1 and type = 'invoice' and ($2::date is null or (business_date, id) < ($2::date, $3::bigint))
   order by business_date desc, id desc limit $4`;
+const EXACT_SQL = `select id from documents where shop_id = $1 and type = 'invoice' and (code = $2 or order_code = $3 or variable_symbol = $3) limit 1`;
 const ROWS_SQL = 'select * from documents where id = any($1::bigint[])';
 const PDF_SQL = `select p.sha256, p.size_bytes, p.content from documents d join document_pdfs p on p.document_id = d.id
   where d.shop_id = $1 and d.type = 'invoice' and d.code = $2`;
@@ -40,7 +41,9 @@ function startBaseline(pool: pg.Pool, shopId: string): Promise<http.Server> {
     const kind = url.searchParams.get('kind');
     let body: unknown;
     if (kind === 'search') {
-      const { sql, bindings } = documentSearchSql(shopId, 'invoice', url.searchParams.get('q')!, 20, true);
+      const q = url.searchParams.get('q')!;
+      const exact = await pool.query(EXACT_SQL, [shopId, q.toUpperCase(), q]);
+      const { sql, bindings } = documentSearchSql(shopId, 'invoice', q, 20, true, exact.rows.length === 0);
       const ids = (await pool.query(sql.replace(/\?/g, (() => { let n = 0; return () => `$${++n}`; })()), bindings as unknown[])).rows.map((r) => r.id);
       body = (await pool.query(ROWS_SQL, [ids])).rows;
     } else if (kind === 'page') {
