@@ -161,7 +161,10 @@ test.serial('When one endpoint times out and another answers 500, then healthy e
   // they would wait for its 10 s time-outs, four rounds of them (40 s); the bound leaves room for a loaded machine,
   // where the failing endpoint's retry workflows share the worker's CPU.
   t.true(beside < 3 * alone + 5_000, `not slowed: ${beside} ms beside the bad endpoints, ${alone} ms alone`);
-  t.true(hanging.requests.length <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `the hanging endpoint has at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} requests (${hanging.requests.length})`);
+  // A hanging request stays open until the 10 s time-out: within 9.5 s of its arrival it is certainly still under way.
+  // (On a loaded machine the test outlives the first time-outs, so the next 16 may arrive: that is allowed.)
+  const openAtOnce = Math.max(0, ...hanging.requests.map((q) => hanging.requests.filter((o) => o.at <= q.at && q.at < o.at + 9_500).length));
+  t.true(openAtOnce <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `the hanging endpoint has at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} requests at once (${openAtOnce} of ${hanging.requests.length})`);
   const arrivals = slowHealthy.requests.map((r) => r.at).sort((x, y) => x - y);
   const busiest = Math.max(...arrivals.map((at) => arrivals.filter((other) => other >= at && other < at + 250).length));
   t.true(busiest <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} requests at once (${busiest} arrived within 250 ms)`);
