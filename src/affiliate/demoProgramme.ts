@@ -89,7 +89,8 @@ async function ensureAccountProgramme(run: SqlRunner, input: DemoAffiliateInput)
       const rng = createRandom(input.seed, 'affiliate-partner', input.accountCode, handle);
       const registered = index === null
         ? input.windowStartMs + (60 + position * 20) * DAY_MS
-        : partnerRegisteredMs(input.windowStartMs, index);
+        // The last partners of the 35-day cadence would register after the history's end on a 365-day window.
+        : Math.min(partnerRegisteredMs(input.windowStartMs, index), input.historyEndMs - 2 * DAY_MS);
       const state = index === null ? 'rejected' : index === SUSPENDED_INDEX ? 'suspended' : index === WAITING_INDEX ? 'waiting' : 'approved';
       const reason = state === 'rejected' ? 'Code-sharing sites are not accepted by the programme terms.'
         : state === 'suspended' ? 'Bidding on the shop\'s brand in paid search, against the programme terms.' : null;

@@ -323,3 +323,10 @@ test.serial('When new orders sync, then each one with a partner\'s code becomes 
   const now = await get(t, `/affiliate/conversions/${waited!.id}?market=pl`);
   t.not(now.body.data.stateReason, 'return_period');
 });
+
+test('When the demo programme is loaded, then no partner registered or changed state after the history\'s end', async (t) => {
+  const db = t.context.database.db;
+  const late = await db('affiliate_partners').where('registered_at', '>', TEST_NOW).orWhere('state_changed_at', '>', TEST_NOW).select('handle', 'registered_at', 'state_changed_at');
+  t.deepEqual(late, []);
+  t.true((await db('affiliate_partners').where({ state: 'waiting' }).count({ n: '*' }))[0].n as unknown as number > 0, 'the waiting partner exists');
+});
