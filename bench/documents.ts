@@ -12,12 +12,8 @@ import { createHttpServer } from '../api/http/server.js';
 import { createAccessKey } from '../src/auth/keys.js';
 import { cursorFingerprint, encodeCursor } from '../src/capabilities/cursor.js';
 import { loadConfig } from '../src/config/index.js';
-import { createDb, migrateLatest } from '../src/db/knex.js';
-import { loadBenchAccount } from '../src/platforms/demo/load.js';
 import { documentSearchSql, getDocumentPdf } from '../src/queries/documents.js';
-import { findAccountByCode, findShopByCode } from '../src/queries/shops.js';
-import { ensurePostgres } from '../src/runtime.js';
-import { measure, report } from './lib.js';
+import { measure, report, openBenchShop } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -60,16 +56,7 @@ function startBaseline(pool: pg.Pool, shopId: string): Promise<http.Server> {
 
 async function main() {
   const config = loadConfig();
-  const postgres = await ensurePostgres(config);
-  const db = createDb(postgres.value, { max: 10 });
-  await migrateLatest(db);
-  if (!(await findAccountByCode(db, 'bench'))) {
-    process.stderr.write('Loading the benchmark data set (once; about 1,000,000 orders via COPY)...\n');
-    await loadBenchAccount(db, { seed: config.DEMO_SEED, endDate: new Date(), orders: Number(process.env.BENCH_ORDERS ?? 1_000_000), onProgress: (done: number, total: number) => process.stderr.write(`\r  ${done.toLocaleString('en')} / ${total.toLocaleString('en')} orders`) });
-    process.stderr.write('\n');
-  }
-  const account = (await findAccountByCode(db, 'bench'))!;
-  const shop = (await findShopByCode(db, account.id, 'sk'))!;
+  const { postgres, db, account, shop } = await openBenchShop(config);
   const total = Number((await db('documents').where({ shop_id: shop.id, type: 'invoice' }).count<{ count: string }[]>('* as count').first())!.count);
   const depth = Math.min(DEPTH, total - LIMIT - 1);
   const deep = await db('documents').where({ shop_id: shop.id, type: 'invoice' }).orderBy([{ column: 'business_date', order: 'desc' }, { column: 'id', order: 'desc' }])

@@ -1,4 +1,9 @@
-/** Small load-measurement helpers shared by the benchmarks: closed-loop clients, percentiles, a table. */
+/** Small load-measurement helpers shared by the benchmarks: closed-loop clients, percentiles, a table, the bench tenant. */
+import type { Config } from '../src/config/index.js';
+import { createDb, migrateLatest } from '../src/db/knex.js';
+import { loadBenchAccount } from '../src/platforms/demo/load.js';
+import { findAccountByCode, findShopByCode } from '../src/queries/shops.js';
+import { ensurePostgres } from '../src/runtime.js';
 
 export interface Measurement {
   name: string;
@@ -45,4 +50,22 @@ export function report(title: string, ours: Measurement, baseline: Measurement):
     `  ratio ours/baseline: throughput ${(rps(ours) / rps(baseline)).toFixed(2)}x, p50 ${(ours.p50 / baseline.p50).toFixed(2)}x, p99 ${(ours.p99 / baseline.p99).toFixed(2)}x`,
   ];
   return lines.join('\n');
+}
+
+/**
+ * The benchmark tenant (`bench`, shop `sk`) in the Postgres of `config`, migrated and loaded once (about 1,000,000
+ * orders via COPY; `BENCH_ORDERS` sets another size). Every read benchmark starts here.
+ */
+export async function openBenchShop(config: Config) {
+  const postgres = await ensurePostgres(config);
+  const db = createDb(postgres.value, { max: 10 });
+  await migrateLatest(db);
+  if (!(await findAccountByCode(db, 'bench'))) {
+    process.stderr.write('Loading the benchmark data set (once; about 1,000,000 orders via COPY)...\n');
+    await loadBenchAccount(db, { seed: config.DEMO_SEED, endDate: new Date(), orders: Number(process.env.BENCH_ORDERS ?? 1_000_000), onProgress: (done: number, total: number) => process.stderr.write(`\r  ${done.toLocaleString('en')} / ${total.toLocaleString('en')} orders`) });
+    process.stderr.write('\n');
+  }
+  const account = (await findAccountByCode(db, 'bench'))!;
+  const shop = (await findShopByCode(db, account.id, 'sk'))!;
+  return { postgres, db, account, shop };
 }

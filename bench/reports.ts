@@ -10,15 +10,11 @@ import { createApp } from '../api/app.js';
 import { createHttpServer } from '../api/http/server.js';
 import { createAccessKey } from '../src/auth/keys.js';
 import { loadConfig } from '../src/config/index.js';
-import { createDb, migrateLatest } from '../src/db/knex.js';
 import { DemoPlatform } from '../src/platforms/demo/adapter.js';
-import { loadBenchAccount } from '../src/platforms/demo/load.js';
-import { findAccountByCode, findShopByCode } from '../src/queries/shops.js';
 import { CANCELLED_STATUS_ID } from '../src/rollups/orders.js';
-import { ensurePostgres } from '../src/runtime.js';
 import { syncArea } from '../src/sync/runner.js';
 import { findSyncShop } from '../src/sync/shops.js';
-import { measure, type Measurement } from './lib.js';
+import { measure, type Measurement, openBenchShop } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const secret = 'bench-cursor-secret-0123456789abcdef0123456789';
@@ -34,16 +30,7 @@ interface Case {
 
 async function main() {
   const config = loadConfig();
-  const postgres = await ensurePostgres(config);
-  const db = createDb(postgres.value, { max: 10 });
-  await migrateLatest(db);
-  if (!(await findAccountByCode(db, 'bench'))) {
-    process.stderr.write('Loading the benchmark data set (once; about 1,000,000 orders via COPY)...\n');
-    await loadBenchAccount(db, { seed: config.DEMO_SEED, endDate: new Date(), orders: Number(process.env.BENCH_ORDERS ?? 1_000_000), onProgress: (done: number, total: number) => process.stderr.write(`\r  ${done.toLocaleString('en')} / ${total.toLocaleString('en')} orders`) });
-    process.stderr.write('\n');
-  }
-  const account = (await findAccountByCode(db, 'bench'))!;
-  const shop = (await findShopByCode(db, account.id, 'sk'))!;
+  const { postgres, db, account, shop } = await openBenchShop(config);
   // A data set loaded before the analytics areas existed gets them from the platform the way a shop would: one sync.
   const syncShop = (await findSyncShop(db, 'bench', 'sk'))!;
   if (!(await db('web_visits').where({ shop_id: shop.id }).first())) {

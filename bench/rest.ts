@@ -10,12 +10,7 @@ import { createApp } from '../api/app.js';
 import { createAccessKey } from '../src/auth/keys.js';
 import { loadConfig } from '../src/config/index.js';
 import { cursorFingerprint, encodeCursor } from '../src/capabilities/cursor.js';
-import { createDb } from '../src/db/knex.js';
-import { migrateLatest } from '../src/db/knex.js';
-import { loadBenchAccount } from '../src/platforms/demo/load.js';
-import { findAccountByCode, findShopByCode } from '../src/queries/shops.js';
-import { ensurePostgres } from '../src/runtime.js';
-import { measure, report } from './lib.js';
+import { measure, report, openBenchShop } from './lib.js';
 import { createHttpServer } from '../api/http/server.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -48,16 +43,7 @@ function startBaseline(pool: pg.Pool, shopId: string): Promise<http.Server> {
 
 async function main() {
   const config = loadConfig();
-  const postgres = await ensurePostgres(config);
-  const db = createDb(postgres.value, { max: 10 });
-  await migrateLatest(db);
-  if (!(await findAccountByCode(db, 'bench'))) {
-    process.stderr.write('Loading the benchmark data set (once; about 1,000,000 orders via COPY)...\n');
-    await loadBenchAccount(db, { seed: config.DEMO_SEED, endDate: new Date(), orders: Number(process.env.BENCH_ORDERS ?? 1_000_000), onProgress: (done: number, total: number) => process.stderr.write(`\r  ${done.toLocaleString('en')} / ${total.toLocaleString('en')} orders`) });
-    process.stderr.write('\n');
-  }
-  const account = (await findAccountByCode(db, 'bench'))!;
-  const shop = (await findShopByCode(db, account.id, 'sk'))!;
+  const { postgres, db, account, shop } = await openBenchShop(config);
   const total = Number((await db('orders').where({ shop_id: shop.id }).count<{ count: string }[]>('* as count').first())!.count);
   const deep = await db('orders').where({ shop_id: shop.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(Math.min(DEPTH, total - LIMIT - 1)).first('created_at', 'id');
   const position = { key: deep.created_at.toISOString(), id: String(deep.id) };
