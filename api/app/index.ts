@@ -25,6 +25,8 @@ import { webhooksRoutes } from './pages/webhooks.js';
 import { consentRoutes } from './pages/consent.js';
 import { accountInfoRoutes } from './pages/accountInfo.js';
 import type { OAuthServers } from '../oauth/provider.js';
+import type { PlatformRegistry } from '../../src/platforms/registry.js';
+import type { TemporalAccess } from '../../src/temporal/access.js';
 
 export const APP_PATH = '/app';
 
@@ -48,6 +50,10 @@ export interface ApplicationDeps {
   application: ApplicationOptions;
   /** The authorization server whose sign-in and consent these pages are (D28). */
   oauth: OAuthServers;
+  /** Pages that write to a shop (approvals, text edits) go through its platform adapter. */
+  platforms?: PlatformRegistry;
+  /** Pages that decide proposals or run automations talk to their workflows. */
+  temporal?: TemporalAccess;
 }
 
 export function ownOrigin(options: ApplicationOptions, req: Request): string {

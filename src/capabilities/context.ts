@@ -1,6 +1,8 @@
 /** What a capability handler gets: the caller's account, scopes and shops, never HTTP or MCP. */
 import type { Db } from '../db/knex.js';
 import type { Interface, Scope, WriteMode } from '../auth/scopes.js';
+import type { PlatformRegistry } from '../platforms/registry.js';
+import type { TemporalAccess } from '../temporal/access.js';
 
 export interface AccountRef {
   id: string;
@@ -39,4 +41,8 @@ export interface CapabilityContext {
   shop: ShopRef | null;
   /** Signs and verifies pagination cursors. */
   cursorSecret: string;
+  /** The shop platforms' adapters (write capabilities write through them). */
+  platforms?: PlatformRegistry;
+  /** Temporal (write capabilities that start workflows). */
+  temporal?: TemporalAccess;
 }

@@ -12,11 +12,17 @@ import { resolvePeriod, type Period } from './period.js';
 import { projectFields } from './projection.js';
 import type { Capability, PageRequest, PageResult } from './types.js';
 import type { Db } from '../db/knex.js';
+import type { PlatformRegistry } from '../platforms/registry.js';
+import type { TemporalAccess } from '../temporal/access.js';
 
 export interface RunDeps {
   db: Db;
   cursorSecret: string;
   now: () => Date;
+  /** The shop platforms' adapters, for write capabilities (absent where only reads are served). */
+  platforms?: PlatformRegistry;
+  /** Temporal, for capabilities that start or signal workflows (proposals). */
+  temporal?: TemporalAccess;
 }
 
 export interface ListMeta {
@@ -111,7 +117,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
     }
   }
 
-  const ctx: CapabilityContext = { db: deps.db, caller, requestId, now: deps.now, shop: null, cursorSecret: deps.cursorSecret };
+  const ctx: CapabilityContext = { db: deps.db, caller, requestId, now: deps.now, shop: null, cursorSecret: deps.cursorSecret, platforms: deps.platforms, temporal: deps.temporal };
   if (capability.market === 'required') {
     const code = params.market as string;
     if (caller.shopCodes && !caller.shopCodes.has(code)) {

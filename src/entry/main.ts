@@ -1,5 +1,7 @@
 /** `npm start`: everything in one process on embedded defaults — Postgres, Temporal, migrations, demo data, worker, HTTP. */
 import { createApp } from '../../api/app.js';
+import { createPlatformRegistry } from '../platforms/registry.js';
+import { lazyTemporalAccess } from '../temporal/access.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createDb, migrateLatest } from '../db/knex.js';
 import { databaseIsEmpty, runDemoDataWorkflow } from '../demoData.js';
@@ -75,7 +77,10 @@ async function main(): Promise<void> {
       await syncConnection.close();
     }
 
-    const app = createApp({ db, cursorSecret: secrets.cursorSecret, now: () => new Date() });
+    const temporalAccess = lazyTemporalAccess(temporal.value.address, config.TEMPORAL_NAMESPACE);
+    stops.push(() => temporalAccess.close());
+    const platforms = createPlatformRegistry({ db, demoClockSpeed: config.DEMO_CLOCK_SPEED });
+    const app = createApp({ db, cursorSecret: secrets.cursorSecret, now: () => new Date(), platforms, temporal: temporalAccess });
     const server = createHttpServer(app);
     await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
     stops.push(() => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -5,6 +5,9 @@ import { createDb } from '../db/knex.js';
 import { logger } from '../logger.js';
 import { loadSecrets } from '../secrets.js';
 import { createHttpServer } from '../../api/http/server.js';
+import { createPlatformRegistry } from '../platforms/registry.js';
+import { lazyTemporalAccess } from '../temporal/access.js';
+import { cliTemporalAddress } from '../temporal/webhooks.js';
 
 const config = loadConfig();
 if (!config.DATABASE_URL) {
@@ -12,8 +15,10 @@ if (!config.DATABASE_URL) {
   process.exit(2);
 }
 const db = createDb(config.DATABASE_URL);
-const app = createApp({ db, cursorSecret: loadSecrets(config).cursorSecret, now: () => new Date() });
+const temporal = lazyTemporalAccess(cliTemporalAddress(config), config.TEMPORAL_NAMESPACE);
+const platforms = createPlatformRegistry({ db, demoClockSpeed: config.DEMO_CLOCK_SPEED });
+const app = createApp({ db, cursorSecret: loadSecrets(config).cursorSecret, now: () => new Date(), platforms, temporal });
 const server = createHttpServer(app).listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, 'api listening'));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => server.close(() => void db.destroy().then(() => process.exit(0))));
+  process.once(signal, () => server.close(() => void temporal.close().then(() => db.destroy()).then(() => process.exit(0))));
 }

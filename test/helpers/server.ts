@@ -1,6 +1,6 @@
 /** The real HTTP application on port 0 over a test database, plus helpers to issue keys and call it. */
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app.js';
+import { createApp, type AppDeps } from '../../api/app.js';
 import type { McpOptions } from '../../api/mcp/router.js';
 import { createAccessKey } from '../../src/auth/keys.js';
 import { allScopes, type Interface, type Scope, type WriteMode } from '../../src/auth/scopes.js';
@@ -14,9 +14,12 @@ export interface TestServer {
   close: () => Promise<void>;
 }
 
+/** What write capabilities need beside the database: the platform adapters and Temporal. */
+export type WriteDeps = Pick<AppDeps, 'platforms' | 'temporal'>;
+
 /** Starts the application on a free port; `mcp` sets the MCP origin and host rules of a deployment. */
-export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW, mcp?: McpOptions): Promise<TestServer> {
-  const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now, mcp });
+export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW, mcp?: McpOptions, writes: WriteDeps = {}): Promise<TestServer> {
+  const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now, mcp, ...writes });
   const server = createHttpServer(app);
   // Keep-alive: createHttpServer keeps idle sockets 65 s, longer than the client (undici, 4 s) ever does.
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
