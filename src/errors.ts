@@ -41,6 +41,16 @@ export const errorCatalogue = {
   CATALOG_CHANGED: { status: 409, description: 'The automation catalogue moved since the draft\'s `catalogVersion` (`details.currentCatalogVersion`); read automations_catalog and write the rule against it.' },
   INVALID_AUTOMATION: { status: 400, description: 'The automation rule does not validate against the catalogue; `details.problems` lists every problem with its node and reason.' },
   COUPON_NOT_FOUND: { status: 404, description: 'The coupon code is not in the service\'s records for this shop (never created there, or removed in the shop).' },
+  // Coupon writes over MCP (issue 13, D25).
+  CONFIRMATION_TOKEN_INVALID: { status: 400, description: 'The `confirmationToken` is malformed, tampered with or not from this service; call without it for a new preview and token.' },
+  CONFIRMATION_TOKEN_EXPIRED: { status: 400, description: 'The `confirmationToken` expired (10 minutes after the preview); call without it for a new preview.' },
+  CONFIRMATION_TOKEN_MISMATCH: { status: 400, description: 'The `confirmationToken` was issued for another tool or other arguments; confirm with exactly the arguments of the preview.' },
+  CONFIRMATION_TOKEN_OTHER_CREDENTIAL: { status: 403, description: 'The `confirmationToken` was issued to another key or connection; only the one that asked for the preview can confirm.' },
+  CONFIRMATION_TOKEN_USED: { status: 409, description: 'The `confirmationToken` was already used; a token confirms one change once.' },
+  CONFIRMATION_STALE: { status: 409, description: 'The coupon changed in the shop since the preview; nothing was changed. Call without `confirmationToken` for a new preview.' },
+  COUPON_HAS_DEPENDENCIES: { status: 409, description: 'The coupon has a live dependency (`details.dependencies`: an approved partner\'s discount code, an enabled automation using the code) and is not removed.' },
+  COUPON_CODE_TAKEN: { status: 409, description: 'The discount code already belongs to another affiliate partner in this shop (`details.partnerId`).' },
+  PLATFORM_UNAVAILABLE: { status: 503, description: 'The shop\'s platform cannot be written from here: no adapter for it, the shop is not connected, or the platform does not support this change (`details.reason`).' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -38,6 +38,7 @@ import {
   claimsStatistics, claimsTemplates,
 } from './areas/claims.js';
 import { couponsActivationLink, couponsActivationStatus, couponsCapabilities, couponsGet, couponsList } from './areas/coupons.js';
+import { affiliateDiscountCodesEnsure, couponsEnsure, couponsRemove, couponsUpdate } from './areas/couponWrites.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -142,6 +143,11 @@ export const capabilities: readonly Capability[] = [
   analyticsSeoCapability,
   searchConsoleStatusCapability,
   searchConsoleQueryCapability,
+  // Coupon writes over MCP (issue 13)
+  couponsEnsure,
+  couponsUpdate,
+  couponsRemove,
+  affiliateDiscountCodesEnsure,
 ];
 
 /** Capabilities by their MCP tool name. */

@@ -117,7 +117,23 @@ export interface CouponInput {
   code: string;
   discountPercent: number;
   validUntil: Date | null;
+  /** The discount; when present it wins over `discountPercent` (coupon writes, issue 13). */
+  discount?: PlatformCoupon['discount'];
+  name?: string;
+  validFrom?: Date | null;
+  minOrderMinor?: number | null;
+  usageLimit?: number | null;
+  perCustomerLimit?: number | null;
+  /** Restrictions; both empty = the whole shop. Absent = left as they are. */
+  categoryGuids?: string[];
+  productCodes?: string[];
+  enabled?: boolean;
+  /** The shop's internal note on the coupon (the affiliate programme writes whose partner code it is). */
+  note?: string | null;
 }
+
+/** A coupon as the shop has it right now (read before a write: the preview's base and the stale check). */
+export type PlatformCouponState = PlatformCoupon & { note: string | null };
 
 /** A shop back-end as the service uses it: read changes per data area; write what later issues need. */
 export interface ShopPlatformAdapter {
@@ -137,4 +153,6 @@ export interface ShopPlatformAdapter {
   saveCoupon(shop: PlatformShop, coupon: CouponInput): Promise<CouponInput>;
   /** Removes a coupon; false when the shop had no such coupon. */
   removeCoupon(shop: PlatformShop, code: string): Promise<boolean>;
+  /** The coupon as the shop has it now (live, not the mirror), or null when the shop has no such coupon. */
+  readCoupon(shop: PlatformShop, code: string): Promise<PlatformCouponState | null>;
 }

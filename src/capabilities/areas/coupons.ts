@@ -13,7 +13,7 @@ const localTime = z.string().nullable().describe('The same instant on the shop\'
 const couponCode = z.string().min(1).max(64).describe('Coupon code as the shop stores it, e.g. `VITAJ10`; codes come from coupons_list.');
 const stateSchema = z.enum(COUPON_STATES).describe('Derived at the request\'s instant: `disabled` (switched off in the shop), `expired` (validity ended; the end is exclusive), `scheduled` (validity not started), `used_up` (usage limit reached by orders), `active`.');
 
-const couponSchema = z.object({
+export const couponSchema = z.object({
   code: z.string(),
   name: z.string(),
   discount: z.object({

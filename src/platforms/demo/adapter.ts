@@ -7,7 +7,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import type {
-  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformCoupon, PlatformShop, ShopPlatformAdapter, SyncArea,
+  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformCouponState, PlatformShop, ShopPlatformAdapter, SyncArea,
 } from '../types.js';
 import { SYNC_AREAS } from '../types.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
@@ -23,6 +23,9 @@ import { shipmentAt } from './shipments.js';
 import { StockModel } from './stock.js';
 import { bookCouponsAt } from './couponMirror.js';
 import { anyIn, claimAt, claimChangeTimes, orderAt, ORDER_HORIZON_MS, stockChangeTimes, type OrderPlan } from './timeline.js';
+
+/** A coupon write as the demo shop stores it (JSON): dates as ISO strings; a field absent from an older write is left as the shop had it. */
+type StoredCoupon = Omit<CouponInput, 'validUntil' | 'validFrom'> & { validUntil: string | null; validFrom?: string | null };
 
 /** Connection settings of a demo shop (stored in shop_platform_settings when its history is loaded). */
 export interface DemoShopSettings {
@@ -433,10 +436,10 @@ export class DemoPlatform implements ShopPlatformAdapter {
   }
 
   /** The shop's coupons at an instant: the book's, the service's writes on top (they apply at once, whatever the demo clock), minus removed codes. */
-  async couponsAt(shop: PlatformShop, model: ShopModel, untilMs: number): Promise<PlatformCoupon[]> {
-    const byCode = new Map<string, PlatformCoupon>();
-    for (const c of bookCouponsAt(model.timeline.coupons, untilMs)) byCode.set(c.code, c);
-    const writes: Array<{ kind: string; key: string; value: CouponInput & { validUntil: string | null }; updated_at: Date }> = await this.options.db('demo_shop_writes')
+  async couponsAt(shop: PlatformShop, model: ShopModel, untilMs: number): Promise<PlatformCouponState[]> {
+    const byCode = new Map<string, PlatformCouponState>();
+    for (const c of bookCouponsAt(model.timeline.coupons, untilMs)) byCode.set(c.code, { ...c, note: null });
+    const writes: Array<{ kind: string; key: string; value: StoredCoupon; updated_at: Date }> = await this.options.db('demo_shop_writes')
       .where({ shop_id: shop.id }).whereIn('kind', ['coupon', 'coupon_removed']).orderBy('updated_at').select('kind', 'key', 'value', 'updated_at');
     for (const w of writes) {
       if (w.kind === 'coupon_removed') {
@@ -444,12 +447,23 @@ export class DemoPlatform implements ShopPlatformAdapter {
         continue;
       }
       const existing = byCode.get(w.key);
+      const v = w.value;
+      // A field the write did not carry stays as the shop had it (the first writes carried only percent and validity).
+      const pick = <K extends keyof StoredCoupon, T>(key: K, fallback: T, map: (value: NonNullable<StoredCoupon[K]> | null) => T): T =>
+        (key in v ? map((v[key] ?? null) as NonNullable<StoredCoupon[K]> | null) : fallback);
+      const enabled = pick('enabled', true, (e) => e !== false);
       byCode.set(w.key, {
-        code: w.key, name: existing?.name ?? w.key, discount: { type: 'percent', percent: w.value.discountPercent }, currency: model.definition.currency,
-        minOrderMinor: existing?.minOrderMinor ?? null, validFrom: existing?.validFrom ?? null, validUntil: w.value.validUntil ? new Date(w.value.validUntil) : null,
-        usageLimit: existing?.usageLimit ?? null, perCustomerLimit: existing?.perCustomerLimit ?? null, categoryGuids: existing?.categoryGuids ?? [],
-        productCodes: existing?.productCodes ?? [], enabled: true, createdAt: existing?.createdAt ?? w.updated_at, updatedAt: w.updated_at, disabledAt: null,
-        partnerIndex: existing?.partnerIndex ?? null,
+        code: w.key, name: pick('name', existing?.name ?? w.key, (n) => n ?? w.key),
+        discount: v.discount ?? { type: 'percent', percent: v.discountPercent }, currency: model.definition.currency,
+        minOrderMinor: pick('minOrderMinor', existing?.minOrderMinor ?? null, (m) => m),
+        validFrom: pick('validFrom', existing?.validFrom ?? null, (d) => (d ? new Date(d) : null)),
+        validUntil: v.validUntil ? new Date(v.validUntil) : null,
+        usageLimit: pick('usageLimit', existing?.usageLimit ?? null, (n) => n),
+        perCustomerLimit: pick('perCustomerLimit', existing?.perCustomerLimit ?? null, (n) => n),
+        categoryGuids: pick('categoryGuids', existing?.categoryGuids ?? [], (g) => g ?? []),
+        productCodes: pick('productCodes', existing?.productCodes ?? [], (p) => p ?? []),
+        enabled, createdAt: existing?.createdAt ?? w.updated_at, updatedAt: w.updated_at, disabledAt: enabled ? null : w.updated_at,
+        partnerIndex: existing?.partnerIndex ?? null, note: pick('note', existing?.note ?? null, (n) => n),
       });
     }
     return [...byCode.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
@@ -498,7 +512,8 @@ export class DemoPlatform implements ShopPlatformAdapter {
   }
 
   async saveCoupon(shop: PlatformShop, coupon: CouponInput): Promise<CouponInput> {
-    await this.store(shop, 'coupon', coupon.code, { ...coupon, validUntil: coupon.validUntil?.toISOString() ?? null });
+    const stored: StoredCoupon = { ...coupon, validUntil: coupon.validUntil?.toISOString() ?? null, validFrom: coupon.validFrom === undefined ? undefined : coupon.validFrom?.toISOString() ?? null };
+    await this.store(shop, 'coupon', coupon.code, stored);
     await this.options.db('demo_shop_writes').where({ shop_id: shop.id, kind: 'coupon_removed', key: coupon.code }).delete();
     return coupon;
   }
@@ -509,5 +524,10 @@ export class DemoPlatform implements ShopPlatformAdapter {
     const inBook = this.model(shop).timeline.coupons.couponsAt(this.now(shop).getTime()).some((c) => c.code === code);
     if (inBook) await this.store(shop, 'coupon_removed', code, { removedAt: new Date().toISOString() });
     return written || inBook;
+  }
+
+  async readCoupon(shop: PlatformShop, code: string): Promise<PlatformCouponState | null> {
+    const coupons = await this.couponsAt(shop, this.model(shop), this.now(shop).getTime());
+    return coupons.find((c) => c.code === code) ?? null;
   }
 }

@@ -41,3 +41,8 @@ export async function applyCoupons(trx: Knex.Transaction, shop: SyncShop, record
   }
   return written;
 }
+
+/** A coupon the service itself removed in the shop (coupons_remove): its record goes at once, as the next sync would do. */
+export async function applyCouponRemoval(trx: Knex.Transaction, shop: SyncShop, code: string): Promise<number> {
+  return trx('coupons').where({ shop_id: shop.id, code }).delete();
+}
