@@ -265,6 +265,9 @@ async function ensureOnShop(ctx: CapabilityContext, shop: WriteShop, spec: Ensur
 export async function ensureCoupons(ctx: CapabilityContext, markets: string[], spec: EnsureSpec): Promise<EnsureOutcome[]> {
   const shops: WriteShop[] = [];
   for (const [i, code] of [...new Set(markets)].entries()) shops.push(await resolveWriteShop(ctx, code, `markets.${i}`));
+  if (spec.validFrom && spec.validUntil && new Date(spec.validFrom).getTime() >= new Date(spec.validUntil).getTime()) {
+    throw bad('validUntil', 'the end of validity (exclusive) is after its start');
+  }
   for (const shop of shops) {
     validateCode(normaliseCode(spec.code, shop.caps), shop.caps);
     await validateFields(ctx.db, shop, spec, '');

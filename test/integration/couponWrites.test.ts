@@ -345,5 +345,8 @@ test.serial('When a write names a shop outside the key, or bad values, then noth
     t.is((await fails(client, 'coupons_ensure', { markets: ['sk'], code: 'FIXED1', discount: { type: 'fixed', amount: '5.00', currency: 'CZK' } })).code, 'INVALID_PARAMETER');
     t.is((await fails(client, 'coupons_ensure', { markets: ['sk'], code: 'PCT1', discount: { type: 'percent', percent: 150 } })).code, 'INVALID_PARAMETER');
     t.is((await fails(client, 'coupons_update', { market: 'sk', code: 'X', changes: {} })).code, 'INVALID_PARAMETER');
+    t.is((await fails(client, 'coupons_ensure', { markets: ['sk'], code: 'PCT2', discount: { type: 'percent', percent: 12.345 } })).code, 'INVALID_PARAMETER');
+    t.is((await fails(client, 'coupons_ensure', { markets: ['sk'], code: 'DATES1', discount: { type: 'free_shipping' }, validFrom: '2027-02-01T00:00:00Z', validUntil: '2027-01-01T00:00:00Z' })).code, 'INVALID_PARAMETER');
+    for (const code of ['BAD CODE', 'FIXED1', 'PCT1', 'PCT2', 'DATES1']) t.is(await shopInShop(t, 'sk', code), null, `${code} not written`);
   }, skOnly);
 });

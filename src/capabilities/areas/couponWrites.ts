@@ -15,7 +15,7 @@ const timestamp = z.string().datetime({ offset: true }).describe('ISO 8601 insta
 const decimal = z.string().regex(/^\d{1,10}(\.\d{1,2})?$/, 'a decimal with at most two decimals, e.g. `5.00`');
 const money = z.object({ amount: decimal, currency: z.string().length(3).describe('The shop\'s currency (ISO 4217).') }).strict();
 const discount = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('percent'), percent: z.number().min(0.01).max(100).describe('Percent off, within the platform\'s range (coupons_capabilities).') }).strict(),
+  z.object({ type: z.literal('percent'), percent: z.number().min(0.01).max(100).multipleOf(0.01).describe('Percent off, within the platform\'s range (coupons_capabilities).') }).strict(),
   z.object({ type: z.literal('fixed'), amount: decimal.describe('Amount off in the shop\'s currency, e.g. `5.00`.'), currency: z.string().length(3).describe('Must be the shop\'s currency.') }).strict(),
   z.object({ type: z.literal('free_shipping') }).strict(),
 ]).describe('The discount: percent, a fixed amount in the shop\'s currency, or free shipping.');
