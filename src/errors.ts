@@ -41,6 +41,10 @@ export const errorCatalogue = {
   CATALOG_CHANGED: { status: 409, description: 'The automation catalogue moved since the draft\'s `catalogVersion` (`details.currentCatalogVersion`); read automations_catalog and write the rule against it.' },
   INVALID_AUTOMATION: { status: 400, description: 'The automation rule does not validate against the catalogue; `details.problems` lists every problem with its node and reason.' },
   COUPON_NOT_FOUND: { status: 404, description: 'The coupon code is not in the service\'s records for this shop (never created there, or removed in the shop).' },
+  // Affiliate writes (issue 13).
+  FINANCIAL_SETTING_READ_ONLY: { status: 403, description: 'A financial affiliate setting (commissions, commission base, clicks, payouts, referrals) is never changed over MCP (`details.params`); a person changes it in the application. Nothing was changed.' },
+  ALREADY_EXISTS: { status: 409, description: 'A record with this key exists already (`details.param`); change it with the matching update tool.' },
+  CODE_ALREADY_RESERVED: { status: 409, description: 'The requested discount code is already held in this shop by another partner or coupon (`details.heldBy`); reject the request with a reason instead.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
