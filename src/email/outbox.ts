@@ -19,6 +19,8 @@ export interface EmailAttachmentRef {
   /** The document's published wording, or the partner's own signed copy (signature id) when the policy asks for it. */
   kind: 'published_text' | 'signed_copy';
   signatureId?: string;
+  /** The text that is attached (the wording with the partner's values filled in, or the signed text as signed). */
+  content: string;
 }
 
 export interface QueuedEmail {

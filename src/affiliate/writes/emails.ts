@@ -68,7 +68,7 @@ async function variableValues(trx: Knex.Transaction, accountId: string, shop: Sh
 }
 
 /** The documents the policy attaches to the "Account approved" e-mail of this partner. */
-async function approvalAttachments(trx: Knex.Transaction, accountId: string, partner: PartnerForEmail, language: string) {
+async function approvalAttachments(trx: Knex.Transaction, accountId: string, partner: PartnerForEmail, language: string, values: Record<string, string>) {
   const documents = await trx('affiliate_documents').where({ account_id: accountId, enabled: true, email_attachment: true }).orderBy('key')
     .select('id', 'key', 'title', 'applies_to', 'signed_copy');
   const attached: EmailAttachmentRef[] = [];
@@ -76,18 +76,19 @@ async function approvalAttachments(trx: Knex.Transaction, accountId: string, par
   for (const d of documents) {
     if (d.applies_to === 'influencers' && partner.kind !== 'influencer') continue;
     const version = await trx('affiliate_document_versions').where({ document_id: d.id, language, status: 'published' }).orderBy('version', 'desc')
-      .first('id', 'version', 'pdf');
+      .first('id', 'version', 'public_text');
     if (!version) {
       notAttached.push({ documentKey: d.key, reason: `no published version in \`${language}\`` });
       continue;
     }
-    const fileName = (version.pdf as { fileName?: string }).fileName ?? `${d.key}-${language}-v${version.version}.pdf`;
+    // The service keeps the wording as text (the PDF only as metadata), so the e-mail attaches the text itself.
     const signature = d.signed_copy
-      ? await trx('affiliate_signatures').where({ partner_id: partner.id, version_id: version.id, state: 'valid' }).first('id')
+      ? await trx('affiliate_signatures').where({ partner_id: partner.id, version_id: version.id, state: 'valid' }).first('id', 'signed_text')
       : undefined;
     attached.push({
-      documentKey: d.key, title: d.title, language, version: version.version, fileName,
+      documentKey: d.key, title: d.title, language, version: version.version, fileName: `${d.key}-${language}-v${version.version}${signature ? '-signed' : ''}.txt`,
       kind: signature ? 'signed_copy' : 'published_text', ...(signature ? { signatureId: String(signature.id) } : {}),
+      content: signature ? signature.signed_text : renderText(version.public_text, values),
     });
   }
   return { attached, notAttached };
@@ -116,7 +117,7 @@ export async function queuePartnerEmail(trx: Knex.Transaction, input: PartnerEma
   const language = template?.language ?? partner.language;
   const subject = template ? renderText(template.subject, values) : input.event;
   const body = (template ? renderText(template.body_html, htmlValues) : '') + (input.appendix ? `\n<p>${escapeHtml(input.appendix)}</p>` : '');
-  const { attached, notAttached } = input.event === 'account_approved' ? await approvalAttachments(trx, input.accountId, partner, language) : { attached: [], notAttached: [] };
+  const { attached, notAttached } = input.event === 'account_approved' ? await approvalAttachments(trx, input.accountId, partner, language, values) : { attached: [], notAttached: [] };
   const skippedReason = !template ? `there is no template for the event \`${input.event}\``
     : !template.enabled ? `the e-mail of the event \`${input.event}\` is disabled`
       : !partner.email ? 'the partner has no e-mail address' : null;

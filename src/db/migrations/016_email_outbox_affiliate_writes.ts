@@ -26,8 +26,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('language');
     t.text('subject').notNullable();
     t.text('body_html').notNullable();
-    // [{documentKey, title, language, version, fileName, kind: 'published_text' | 'signed_copy'}]: the texts come
-    // from the document records when the e-mail is sent; only the references are kept here.
+    // [{documentKey, title, language, version, fileName, kind, content}]: the documents attached, with the text as it
+    // was when the e-mail was queued (a later version of the document does not change an e-mail already written).
     t.jsonb('attachments').notNullable().defaultTo('[]');
     // queued: waits for the sender (stays so without SMTP_URL); sent; failed (gave up after the attempts); skipped
     // (never to be sent: the event's template is disabled or the partner has no address; `last_error` says which).
