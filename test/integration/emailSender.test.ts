@@ -10,7 +10,7 @@ import { SMTPServer } from 'smtp-server';
 import { appTest } from '../helpers/app.js';
 import { makePerson } from '../helpers/application.js';
 import { TEST_NOW } from '../helpers/constants.js';
-import { createTransport, sendDueEmails, sendNextEmail } from '../../src/email/sender.js';
+import { createTransport, sendDueEmails, sendNextEmail, startEmailSender } from '../../src/email/sender.js';
 import { queueEmail } from '../../src/email/outbox.js';
 import { setPartnerState } from '../../src/affiliate/writes/partners.js';
 import { findShopByCode } from '../../src/queries/shops.js';
@@ -119,4 +119,26 @@ test.serial('When the SMTP server refuses an e-mail, then it is retried after a 
     transport.close();
   }
   t.false(t.context.received.some((m) => m.to.includes('nobody@partners.example')));
+});
+
+test.serial('When the sender runs in the process, then an e-mail queued later is sent without anyone calling it, and stop() ends the loop', async (t) => {
+  const { db } = t.context.database;
+  const account = await db('accounts').where({ code: 'demo' }).first('id');
+  const sender = startEmailSender(db, { smtpUrl: `smtp://127.0.0.1:${t.context.port}`, from: FROM, idleMs: 50 });
+  try {
+    const queued = await queueEmail(db, { accountId: String(account.id), source: 'affiliate', event: 'payout_paid', recipient: 'loop@partners.example', subject: 'Loop', bodyHtml: '<p>loop</p>', now: new Date() });
+    const deadline = Date.now() + 10_000;
+    let status = 'queued';
+    while (status !== 'sent' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await db('email_outbox').where({ id: queued.emailId }).first('status')).status;
+    }
+    t.is(status, 'sent');
+    t.true(t.context.received.some((m) => m.to.includes('loop@partners.example')));
+  } finally {
+    await sender.stop();
+  }
+  const after = await queueEmail(db, { accountId: String(account.id), source: 'affiliate', event: 'payout_paid', recipient: 'after@partners.example', subject: 'After', bodyHtml: '<p>x</p>', now: new Date() });
+  await new Promise((r) => setTimeout(r, 300));
+  t.is((await db('email_outbox').where({ id: after.emailId }).first('status')).status, 'queued', 'a stopped sender sends nothing');
 });
