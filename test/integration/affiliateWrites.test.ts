@@ -2,7 +2,9 @@
  * The affiliate writes over MCP (issue 13 point 6): each tool's rules — partner transitions, reasons, code reservations
  * (one code, one partner), financial settings refused, sanitised HTML and unknown variables, articles never deleted, a
  * reward never invented, the document policy — and the e-mail each produces, read from the outbox. Tools are called
- * with the official 2026-07-28 client; the last tests repeat calls through a 2025-11-25 client.
+ * with the official 2026-07-28 client; the last tests repeat calls through a 2025-11-25 client. Tests that change
+ * account-wide records (settings, the document policy, an event's template) are serial, so they run first and put
+ * things back before the concurrent ones.
  */
 import { appTest } from '../helpers/app.js';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
@@ -124,7 +126,7 @@ test('When a partner goes approve → suspend → return to waiting → reject, 
   t.is(rest.body.data.stateReason, 'Not a fit <b>for</b> us.');
 });
 
-test('When a suspended partner with a signed agreement is approved again, then the signed copy is attached; with the policy off nothing is', async (t) => {
+test.serial('When a suspended partner with a signed agreement is approved again, then the signed copy is attached; with the policy off nothing is', async (t) => {
   const { db } = t.context.database;
   // A demo partner who signed version 2 (registered after it was published) and is suspended.
   const suspended = await db('affiliate_partners as p').join('affiliate_signatures as s', 's.partner_id', 'p.id').join('affiliate_document_versions as v', 'v.id', 's.version_id')
@@ -150,7 +152,7 @@ test('When a suspended partner with a signed agreement is approved again, then t
   t.is(wording.error.code, 'UNKNOWN_PARAMETER', 'the wording is never changed over MCP');
 });
 
-test('When an event\'s e-mail is disabled or the partner has no address, then the e-mail is recorded as skipped with the reason', async (t) => {
+test.serial('When an event\'s e-mail is disabled or the partner has no address, then the e-mail is recorded as skipped with the reason', async (t) => {
   const { db } = t.context.database;
   data(await call(t.context.client, 'affiliate_email_templates_update', { event: 'account_rejected', enabled: false }));
   const p = await newPartner(db, t.context.accountId);
@@ -253,7 +255,7 @@ test('When two partners want the same code, then only one gets it, also when bot
   t.is(toolError(await call(t.context.client, 'affiliate_code_requests_decide', { market: 'sk', requestId: rw, decision: 'approve' })).error.code, 'STATE_CONFLICT');
 });
 
-test('When a financial setting is named, then the whole call is refused and nothing changes; non-financial settings change', async (t) => {
+test.serial('When a financial setting is named, then the whole call is refused and nothing changes; non-financial settings change', async (t) => {
   const before = (await api(t.context.server, '/affiliate/settings', t.context.key)).body.data;
   for (const field of ['commissions', 'commissionBase', 'defaultCommissionPercent', 'payouts', 'referrals', 'clicks']) {
     const refused = toolError(await call(t.context.client, 'affiliate_settings_update', { name: 'Renamed', [field]: field === 'commissions' ? { defaultPercent: '20' } : 5 }));
@@ -284,6 +286,8 @@ test('When a financial setting is named, then the whole call is refused and noth
   const nothing = toolError(await call(t.context.client, 'affiliate_settings_update', {}));
   t.is(nothing.error.code, 'MISSING_PARAMETER');
 
+  // Account-wide settings go back, so the other tests' e-mails keep the programme's name.
+  data(await call(t.context.client, 'affiliate_settings_update', { name: before.name, registration: [{ shop: 'cz', open: true }] }));
   const skOnly = await issueKey(t.context.database.db, { shops: ['sk'] });
   const limited = await connectModern(t.context.server, skOnly);
   try {
@@ -516,5 +520,21 @@ test('When the same calls come through a 2025-11-25 client, then they behave and
     t.is(decided.reservation.code, 'LEGACY5');
   } finally {
     await legacy.close();
+  }
+});
+
+test('When the caller lacks personal-data:read, then the decision\'s answer has no rendered subject (it may carry the partner\'s name); the e-mail is queued all the same', async (t) => {
+  const { db } = t.context.database;
+  const key = await issueKey(db, { scopes: ['affiliate:write', 'affiliate:read'] });
+  const client = await connectModern(t.context.server, key);
+  try {
+    const p = await newPartner(db, t.context.accountId);
+    const result = data(await call(client, 'affiliate_partners_set_state', { market: 'sk', partnerId: p.id, action: 'approve' }));
+    t.false('subject' in result.email);
+    t.is(result.email.status, 'queued');
+    t.is((await outboxRow(db, result.email.emailId)).recipient, `${p.handle.toLowerCase()}@partners.example`);
+    t.false(JSON.stringify(result).includes('@'), 'no address in the answer');
+  } finally {
+    await client.close();
   }
 });

@@ -15,6 +15,7 @@ import {
   updateCampaign, updateDocumentPolicy, updateEmailTemplate, updatePortalPage, updateSettings,
 } from '../../affiliate/writes/programme.js';
 import { market } from '../params.js';
+import type { FieldScopes } from '../projection.js';
 import { defineCapability, type ToolAnnotations } from '../types.js';
 import { affiliateCampaignsGet, affiliateSettings } from './affiliate.js';
 import { affiliateArticlesGet, affiliateDocumentsList, affiliateEmailTemplates } from './affiliateContent.js';
@@ -42,12 +43,15 @@ const variableFields = {
 };
 const sanitisedField = z.boolean().describe('True when sanitising changed the HTML (something not allowed was removed).');
 
+/** A rendered subject may carry the partner's name: personal data (SPEC: partner contacts only with personal-data:read). */
+const emailFieldScopes: FieldScopes = { 'email.subject': 'personal-data:read' };
+
 const emailSchema = z.object({
   emailId: z.string().describe('The e-mail in the outbox (the application\'s E-mails page).'),
   event: z.string(),
   status: z.enum(['queued', 'sent', 'failed', 'skipped']).describe('`queued`: waits for the sender (stays so while SMTP is not configured); `skipped`: recorded but never sent (`reason`).'),
   language: z.string().nullable(),
-  subject: z.string(),
+  subject: z.string().optional().describe('As rendered for the partner (it may carry their name): needs `personal-data:read`, absent without it. The address is never returned.'),
   reason: z.string().nullable(),
   attachments: z.array(z.object({
     documentKey: z.string(), language: z.string(), version: z.number().int(), fileName: z.string(),
@@ -81,6 +85,7 @@ export const affiliatePartnersSetState = defineCapability({
     partnerId: z.string(), handle: z.string(), previousState: z.string(), state: z.enum(['waiting', 'approved', 'rejected', 'suspended']),
     stateReason: z.string().nullable(), stateChangedAt: timestamp, email: emailSchema.nullable().describe('The e-mail queued (approve, reject); null for suspend and return to waiting, which send none.'),
   }),
+  fieldScopes: emailFieldScopes,
   annotations: decision,
   handler: async ({ params, ctx }) => setPartnerState(ctx.db, { accountId: ctx.caller.account.id, shop: requireShop(ctx), now: ctx.now() }, params),
 });
@@ -107,6 +112,7 @@ export const affiliateCodeRequestsDecide = defineCapability({
     reservation: z.object({ code: z.string(), reservedAt: timestamp }).nullable().describe('The code held for the partner (approval only).'),
     email: emailSchema,
   }),
+  fieldScopes: emailFieldScopes,
   annotations: decision,
   handler: async ({ params, ctx }) => decideCodeRequest(ctx.db, { accountId: ctx.caller.account.id, shop: requireShop(ctx), now: ctx.now() }, params),
 });
