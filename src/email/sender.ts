@@ -20,8 +20,19 @@ export interface EmailSenderOptions {
   retryDelaysMs?: number[];
 }
 
+/**
+ * An SMTP transport for `smtp://[user:pass@]host[:port]` (STARTTLS when the server offers it) or `smtps://` (TLS from
+ * the start). Short time-outs: the sender holds the e-mail's row lock while it talks to the server, so a server that
+ * hangs must not hold it for nodemailer's default ten minutes.
+ */
 export function createTransport(smtpUrl: string): Transporter {
-  return nodemailer.createTransport(smtpUrl);
+  const url = new URL(smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  return nodemailer.createTransport({
+    host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : secure ? 465 : 587, secure,
+    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+    connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000,
+  });
 }
 
 const toText = (html: string) => html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|h\d|li)>/gi, '\n').replace(/<[^>]+>/g, '')

@@ -16,13 +16,18 @@ import { setPartnerState } from '../../src/affiliate/writes/partners.js';
 import { findShopByCode } from '../../src/queries/shops.js';
 
 interface Received { from: string; to: string[]; raw: string }
-interface Extra { smtp: SMTPServer; port: number; received: Received[]; refuse: { on: boolean } }
+interface Extra { smtp: SMTPServer; port: number; received: Received[]; refuse: { on: boolean }; logins: Array<{ user: string; pass: string }> }
 
 const test = appTest<Extra>({}, async () => {
   const received: Received[] = [];
   const refuse = { on: false };
+  const logins: Array<{ user: string; pass: string }> = [];
   const smtp = new SMTPServer({
-    authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
+    authOptional: true, allowInsecureAuth: true, disabledCommands: ['STARTTLS'], logger: false,
+    onAuth(auth, _session, callback) {
+      logins.push({ user: auth.username ?? '', pass: auth.password ?? '' });
+      callback(null, { user: auth.username });
+    },
     onRcptTo(address, _session, callback) {
       if (refuse.on) return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
       callback();
@@ -37,7 +42,7 @@ const test = appTest<Extra>({}, async () => {
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  return { smtp, port: (smtp.server.address() as AddressInfo).port, received, refuse };
+  return { smtp, port: (smtp.server.address() as AddressInfo).port, received, refuse, logins };
 });
 test.after.always(async (t) => { await new Promise<void>((resolve) => (t.context.smtp ? t.context.smtp.close(() => resolve()) : resolve())); });
 
@@ -54,13 +59,15 @@ test.serial('When a partner is approved and the sender runs, then the e-mail arr
   const result = await setPartnerState(db, { accountId: String(account.id), shop, now: TEST_NOW }, { partnerId: String(partner.id), action: 'approve' });
   t.is(result.email?.status, 'queued');
 
-  const transport = createTransport(`smtp://127.0.0.1:${t.context.port}`);
+  // Credentials come from the URL, percent-decoded.
+  const transport = createTransport(`smtp://mailer%40demo:p%40ss%3Aword@127.0.0.1:${t.context.port}`);
   const n = await sendDueEmails(db, transport, FROM, () => new Date());
   transport.close();
   t.true(n >= 1);
   const mail = t.context.received.find((m) => m.to.includes('sam@partners.example'));
   t.truthy(mail, 'the SMTP server received the e-mail');
   t.is(mail!.from, 'partners@demo.example');
+  t.deepEqual(t.context.logins[0], { user: 'mailer@demo', pass: 'p@ss:word' });
   const parsed = await simpleParser(mail!.raw);
   t.is(parsed.subject, 'Your Partner programme account is approved');
   t.true(String(parsed.html).includes('Hello Sam Smtp'));
