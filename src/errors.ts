@@ -49,8 +49,12 @@ export const errorCatalogue = {
   CONFIRMATION_TOKEN_USED: { status: 409, description: 'The `confirmationToken` was already used; a token confirms one change once.' },
   CONFIRMATION_STALE: { status: 409, description: 'The coupon changed in the shop since the preview; nothing was changed. Call without `confirmationToken` for a new preview.' },
   COUPON_HAS_DEPENDENCIES: { status: 409, description: 'The coupon has a live dependency (`details.dependencies`: an approved partner\'s discount code, an enabled automation using the code) and is not removed.' },
-  COUPON_CODE_TAKEN: { status: 409, description: 'The discount code already belongs to another affiliate partner in this shop (`details.partnerId`).' },
+  COUPON_CODE_TAKEN: { status: 409, description: 'The discount code already belongs to, or is reserved by an approved code request for, another affiliate partner in this shop (`details.partnerId`).' },
   PLATFORM_UNAVAILABLE: { status: 503, description: 'The shop\'s platform cannot be written from here: no adapter for it, the shop is not connected, or the platform does not support this change (`details.reason`).' },
+  // Affiliate writes (issue 13).
+  FINANCIAL_SETTING_READ_ONLY: { status: 403, description: 'A financial affiliate setting (commissions, commission base, clicks, payouts, referrals) is never changed over MCP (`details.params`); a person changes it in the application. Nothing was changed.' },
+  ALREADY_EXISTS: { status: 409, description: 'A record with this key exists already (`details.param`); change it with the matching update tool.' },
+  CODE_ALREADY_RESERVED: { status: 409, description: 'The requested discount code is already held in this shop by another partner or coupon (`details.heldBy`); reject the request with a reason instead.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -19,6 +19,7 @@ function navigation(state: AppState | undefined) {
     ...(mayReadWebhooks(person) ? [{ href: '/app/webhooks', label: 'Webhook endpoints' }] : []),
     { href: '/app/connections', label: 'Connections' },
     { href: '/app/notifications', label: 'Notifications' },
+    ...(hasPermission(person, 'personal-data') ? [{ href: '/app/emails', label: 'E-mails' }] : []),
     { href: '/app/plan', label: 'Plan' },
     { href: '/app/account', label: 'Your account' },
   ];

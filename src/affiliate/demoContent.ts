@@ -32,6 +32,13 @@ const ARTICLES: Array<{ key: string; isDefault: boolean; enabled: boolean; title
     html: { sk: '<p>Nepoužívajte značku {{shop.name}} v platenej reklame. Profil: {{partner.instagram}}</p>', en: '<p>Do not bid on {{shop.name}} in paid search. Profile: {{partner.instagram}}</p>' } },
 ];
 
+/** The built-in wording of a default help article in one language (what `restoreDefault` puts back); null when the key has none. */
+export function defaultArticleWording(key: string, language: string): { title: string; slug: string; html: string } | null {
+  const article = ARTICLES.find((a) => a.key === key && a.isDefault);
+  if (!article || article.titles[language] === undefined) return null;
+  return { title: article.titles[language], slug: article.key, html: article.html[language] };
+}
+
 const EMAIL_EVENTS: Array<{ event: string; enabled: boolean; subject: Record<string, string>; body: Record<string, string> }> = [
   { event: 'account_approved', enabled: true, subject: { sk: 'Váš účet v programe {{programme.name}} je schválený', en: 'Your {{programme.name}} account is approved' },
     body: { sk: '<p>Dobrý deň {{partner.name}}, vitajte! Váš odkaz: {{partner.link}}</p>', en: '<p>Hello {{partner.name}}, welcome! Your link: {{partner.link}}</p>' } },

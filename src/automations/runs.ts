@@ -339,8 +339,11 @@ async function performStep(trx: Knex.Transaction, run: RunContext, step: Step): 
         claim_code: run.entity_type === 'claim' ? run.entity_id : '', shipment_id: run.entity_type === 'shipment' ? run.entity_id : '',
       };
       const fill = (text: string) => text.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => vars[k] ?? '');
-      await trx('automation_emails').insert({ account_id: run.account_id, run_id: run.id, node_id: step.id, template: template.value, recipients: 'account_people', subject: fill(template.subject), body: fill(template.body) })
-        .onConflict(['run_id', 'node_id']).ignore();
+      // The one e-mail outbox (D30); the dedupe key keeps a retried step to one e-mail.
+      await trx('email_outbox').insert({
+        account_id: run.account_id, source: 'automation', event: template.value, dedupe_key: `automation:${run.id}:${step.id}`, shop_id: run.shop_id,
+        recipient_group: 'account_people', subject: fill(template.subject), body_html: fill(template.body),
+      }).onConflict(['account_id', 'dedupe_key']).ignore();
       return { template: template.value, recipients: 'account_people' };
     }
     case 'send_webhook':

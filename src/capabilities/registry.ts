@@ -37,6 +37,10 @@ import {
   claimsConfiguration, claimsGet, claimsList, claimsRefundOptions, claimsRefundReadiness, claimsRefundSettings, claimsRoutes, claimsSettings,
   claimsStatistics, claimsTemplates,
 } from './areas/claims.js';
+import {
+  affiliateArticlesCreate, affiliateArticlesSetState, affiliateArticlesUpdate, affiliateCampaignsCreate, affiliateCampaignsUpdate, affiliateCodeRequestsDecide,
+  affiliateDocumentsUpdate, affiliateEmailTemplatesUpdate, affiliatePartnersSetState, affiliatePortalPagesUpdate, affiliateSettingsUpdate,
+} from './areas/affiliateWrites.js';
 import { couponsActivationLink, couponsActivationStatus, couponsCapabilities, couponsGet, couponsList } from './areas/coupons.js';
 import { affiliateDiscountCodesEnsure, couponsEnsure, couponsRemove, couponsUpdate } from './areas/couponWrites.js';
 
@@ -148,6 +152,18 @@ export const capabilities: readonly Capability[] = [
   couponsUpdate,
   couponsRemove,
   affiliateDiscountCodesEnsure,
+  // Affiliate writes (issue 13; MCP only).
+  affiliatePartnersSetState,
+  affiliateCodeRequestsDecide,
+  affiliateSettingsUpdate,
+  affiliatePortalPagesUpdate,
+  affiliateArticlesCreate,
+  affiliateArticlesUpdate,
+  affiliateArticlesSetState,
+  affiliateEmailTemplatesUpdate,
+  affiliateCampaignsCreate,
+  affiliateCampaignsUpdate,
+  affiliateDocumentsUpdate,
 ];
 
 /** Capabilities by their MCP tool name. */

@@ -57,6 +57,10 @@ const schema = z.object({
     ctx.addIssue({ code: 'custom', message: 'a duration of whole seconds, at least 1s, such as 30s, 1m or 5m' });
     return z.NEVER;
   }),
+  /** D30: with it, e-mails of the outbox are sent by SMTP (`smtp://user:pass@host:587`, `smtps://…`); without it they stay queued and visible. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL').optional(),
+  /** The sender address of the service's e-mails (required with SMTP_URL). */
+  SMTP_FROM: z.string().min(3).max(320).optional(),
   /** Comma-separated origins (scheme://host[:port]) a browser-based MCP client may call /api/mcp from; others get 403. */
   MCP_ALLOWED_ORIGINS: z.string().default('').transform((value, ctx) => {
     const origins: string[] = [];
@@ -82,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const config = result.data;
+  if (config.SMTP_URL && !config.SMTP_FROM) throw new ConfigError('Invalid configuration:\n  SMTP_FROM: required with SMTP_URL (the sender address of the service\'s e-mails)');
   if (config.NODE_ENV === 'production') {
     const refused = [
       !config.CURSOR_SECRET && 'CURSOR_SECRET: required when NODE_ENV=production',

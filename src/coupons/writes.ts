@@ -512,6 +512,11 @@ export async function ensurePartnerCode(ctx: CapabilityContext, input: { partner
     if (link && String(link.partner_id) !== partner.id) {
       throw new AppError('COUPON_CODE_TAKEN', `Code ${code} is already the discount code of another partner in shop ${shop.ref.code}.`, { param: 'code', partnerId: String(link.partner_id) });
     }
+    // A code approved for another partner's request is reserved for that partner (affiliate_code_requests_decide).
+    const reservation = await trx('affiliate_code_reservations').where({ shop_id: shop.ref.id }).whereRaw('upper(code) = upper(?)', [code]).first('partner_id');
+    if (reservation && String(reservation.partner_id) !== partner.id) {
+      throw new AppError('COUPON_CODE_TAKEN', `Code ${code} is reserved for another partner's approved code request in shop ${shop.ref.code}.`, { param: 'code', partnerId: String(reservation.partner_id) });
+    }
     const current = await shop.adapter.readCoupon(shop.platformShop, code);
     let outcome: PartnerCodeResult['outcome'];
     if (!current) {

@@ -17,6 +17,7 @@ import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
 import { createHttpServer } from '../../api/http/server.js';
+import { startEmailSender } from '../email/sender.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -77,6 +78,9 @@ async function main(): Promise<void> {
       await syncConnection.close();
     }
 
+    // D30: the outbox's e-mails go out by SMTP only when it is configured; otherwise they stay queued on /app/emails.
+    if (config.SMTP_URL && config.SMTP_FROM) stops.push(startEmailSender(db, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }).stop);
+
     const temporalAccess = lazyTemporalAccess(temporal.value.address, config.TEMPORAL_NAMESPACE);
     stops.push(() => temporalAccess.close());
     const platforms = createPlatformRegistry({ db, demoClockSpeed: config.DEMO_CLOCK_SPEED });
@@ -92,6 +96,7 @@ async function main(): Promise<void> {
       `  MCP server   ${base}/api/mcp`,
       `  Application  ${base}/app   (sign in as a person; create one: npm run cli -- people create --email you@example.com --role owner)`,
       `  Temporal UI  ${temporal.value.uiUrl ?? `(external Temporal at ${temporal.value.address})`}`,
+      `  E-mails      ${config.SMTP_URL ? 'sent by SMTP' : 'kept in the outbox, not sent (set SMTP_URL and SMTP_FROM to send)'}; see ${base}/app/emails`,
       `  Shop sync    every ${config.SYNC_INTERVAL / 1000} s per shop (Schedules sync-<account>-<shop>), demo clock x${config.DEMO_CLOCK_SPEED}`,
       '',
       'Get an access key (shown once):',

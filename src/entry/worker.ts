@@ -10,6 +10,7 @@ import { ensureAutomationWorkflows } from '../temporal/automations.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
+import { startEmailSender } from '../email/sender.js';
 
 const config = loadConfig();
 if (!config.DATABASE_URL || !config.TEMPORAL_ADDRESS) {
@@ -34,8 +35,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     worker.shutdown();
   });
 }
+// D30: the outbox's e-mails are sent by SMTP when configured (every worker may run it: rows are taken with skip locked).
+const emailSender = config.SMTP_URL && config.SMTP_FROM ? startEmailSender(db, { smtpUrl: config.SMTP_URL, from: config.SMTP_FROM }) : null;
 logger.info('worker running');
 await worker.run();
+await emailSender?.stop();
 logger.info('stopped');
 await connection.close();
 await db.destroy();

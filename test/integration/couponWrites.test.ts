@@ -303,6 +303,12 @@ test.serial('When a partner discount code is ensured, then the coupon is created
 
     t.is((await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: String(approved[1].id), code: 'PARTNERCW1' })).code, 'COUPON_CODE_TAKEN');
     t.is((await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: String(waiting.id), code: 'PARTNERCW2', discount: { type: 'percent', percent: 5 } })).code, 'STATE_CONFLICT');
+    // A code reserved by another partner's approved code request is that partner's, even before its coupon exists.
+    await db('affiliate_code_reservations').insert({ shop_id: await shopId(t, 'sk'), partner_id: approved[1].id, code: 'RESERVEDCW', reserved_at: TEST_NOW });
+    const reserved = await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: partner.id, code: 'reservedcw', discount: { type: 'percent', percent: 5 } });
+    t.is(reserved.code, 'COUPON_CODE_TAKEN');
+    t.is(reserved.details?.partnerId, String(approved[1].id));
+    t.is(await shopInShop(t, 'sk', 'RESERVEDCW'), null);
     t.is((await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: partner.id, code: 'PARTNERCW3' })).code, 'MISSING_PARAMETER');
     t.is(await shopInShop(t, 'sk', 'PARTNERCW3'), null);
 

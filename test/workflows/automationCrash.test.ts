@@ -76,7 +76,7 @@ test('When the worker is killed while a run waits, then another worker finishes 
   const steps = await db('automation_run_steps').where({ run_id: run.id }).orderBy('position').select('node_id', 'status');
   t.deepEqual(steps.map((s) => [s.node_id, s.status]), [['tag_before', 'done'], ['mail', 'done'], ['wait', 'done'], ['tag_after', 'done']]);
   t.is((await db('automation_tags').where({ run_id: run.id })).length, 2);
-  t.is((await db('automation_emails').where({ run_id: run.id })).length, 1);
+  t.is((await db('email_outbox').where({ dedupe_key: `automation:${run.id}:mail` })).length, 1);
   const history = await handle.fetchHistory();
   const executed = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeAutomationStep');
   t.is(executed.length, 3, 'each of the three non-wait steps was scheduled once, none repeated after the crash');

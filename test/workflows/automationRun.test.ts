@@ -100,7 +100,7 @@ test.serial('When a paid order over the limit matches, then the run waits two da
   const steps = await stepsOf(t, done.id);
   t.deepEqual(steps.map((s) => [s.node_id, s.status]), [['wait_2_days', 'done'], ['tag_vip', 'done'], ['mail', 'done'], ['erp', 'done']]);
   t.truthy(await db('automation_tags').where({ entity_type: 'order', entity_code: orderCode, tag: 'vip' }).first());
-  const mail = await db('automation_emails').where({ run_id: done.id }).first();
+  const mail = await db('email_outbox').where({ source: 'automation', dedupe_key: `automation:${done.id}:mail` }).first();
   t.is(mail.subject, `High-value order ${orderCode} in sk`);
 
   // The step's webhook goes through the normal delivery path: one delivery to the named endpoint only.
@@ -204,7 +204,7 @@ test.serial('When a step activity runs again after it committed (a retry after a
   await executeStep(db, String(run.id), 1, mail);
   const events = await db('outbox_events').where({ event_type: 'automation.action' }).whereRaw("data->'automation'->>'run_id' = ?", [run.run_workflow_id]);
   t.is(events.length, 1);
-  t.is((await db('automation_emails').where({ run_id: run.id })).length, 1);
+  t.is((await db('email_outbox').where({ dedupe_key: `automation:${run.id}:mail` })).length, 1);
 });
 
 test.serial('When a rule waits until 08:00, then the timer ends at the next 08:00 in the shop\'s zone', async (t) => {

@@ -13,6 +13,7 @@ import * as m011 from './011_people_oauth.js';
 import * as m012 from './012_automations.js';
 import * as m013 from './013_webhook_direct_delivery.js';
 import * as m015 from './015_coupon_confirmations.js';
+import * as m016 from './016_email_outbox_affiliate_writes.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -29,4 +30,5 @@ export const migrations = [
   { name: '012_automations', ...m012 },
   { name: '013_webhook_direct_delivery', ...m013 },
   { name: '015_coupon_confirmations', ...m015 },
+  { name: '016_email_outbox_affiliate_writes', ...m016 },
 ];
