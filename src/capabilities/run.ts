@@ -106,6 +106,8 @@ export async function runCapability(capability: Capability, rawParams: Record<st
   }
   rejectNulCharacters(rawParams);
   const parsed = capability.params.safeParse(rawParams);
+  const refused = capability.refusedParams?.names.filter((name) => rawParams[name] !== undefined) ?? [];
+  if (refused.length > 0) throw capability.refusedParams!.error(refused);
   if (!parsed.success) throw paramsError(parsed.error, rawParams);
   const params = parsed.data as CommonParams & Record<string, unknown>;
 

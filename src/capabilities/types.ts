@@ -1,5 +1,6 @@
 /** The shape of one capability: defined once, from which REST routes, MCP tools, /capabilities and /openapi.json are generated. */
 import type { z } from 'zod';
+import type { AppError } from '../errors.js';
 import type { Scope } from '../auth/scopes.js';
 import type { CapabilityContext } from './context.js';
 import type { KeysetPosition } from './cursor.js';
@@ -81,6 +82,11 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   meta?: z.ZodObject;
   /** Fields removed unless the caller has the scope. Each must be optional in `result`. */
   fieldScopes?: FieldScopes;
+  /**
+   * Parameters a caller may plausibly try but that are never accepted (not in `params`, so not in the schema):
+   * naming any of them is refused with this capability's own error instead of a bare UNKNOWN_PARAMETER.
+   */
+  refusedParams?: { names: readonly string[]; error: (named: string[]) => AppError };
   annotations: ToolAnnotations;
   handler: (input: HandlerInput<z.output<P>>) => Promise<z.output<R> | PageResult<z.output<R>> | z.output<R>[]>;
 }

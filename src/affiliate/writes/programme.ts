@@ -21,16 +21,16 @@ export interface SettingsInput {
   colours?: Record<string, string>;
   privacyPolicyUrl?: string | null;
   registration?: Array<{ shop: string; open: boolean; closedReason?: string }>;
-  [financial: string]: unknown;
 }
 
-/** Non-financial programme settings; a financial field refuses the whole call (nothing is changed). */
+/** The refusal of financial settings, which are never changed over MCP (they are not parameters at all). */
+export function financialSettingsRefused(financial: string[]): AppError {
+  return new AppError('FINANCIAL_SETTING_READ_ONLY', `${financial.map((f) => `\`${f}\``).join(', ')} ${financial.length > 1 ? 'are financial settings' : 'is a financial setting'}: never changed over MCP. A person changes it in the application; nothing was changed.`,
+    { params: financial });
+}
+
+/** Non-financial programme settings (financial ones never reach here: see financialSettingsRefused). */
 export async function updateSettings(db: Db, caller: Caller, now: Date, input: SettingsInput) {
-  const financial = FINANCIAL_SETTINGS.filter((f) => input[f] !== undefined);
-  if (financial.length) {
-    throw new AppError('FINANCIAL_SETTING_READ_ONLY', `${financial.map((f) => `\`${f}\``).join(', ')} ${financial.length > 1 ? 'are financial settings' : 'is a financial setting'}: never changed over MCP. A person changes it in the application; nothing was changed.`,
-      { params: financial });
-  }
   const accountId = caller.account.id;
   const changes: Record<string, unknown> = {};
   if (input.name !== undefined) changes.name = plainText(input.name).text;

@@ -11,7 +11,7 @@ import { CONTENT_LANGUAGES } from '../../affiliate/demoContent.js';
 import { PARTNER_EMAIL_EVENTS } from '../../affiliate/writes/emails.js';
 import { decideCodeRequest, PARTNER_ACTIONS, setPartnerState } from '../../affiliate/writes/partners.js';
 import {
-  createArticle, createCampaign, DOCUMENT_APPLIES_TO, DOCUMENT_CONFIRM_WHEN, FINANCIAL_SETTINGS, PORTAL_PAGES, setArticleState, updateArticle,
+  createArticle, createCampaign, DOCUMENT_APPLIES_TO, DOCUMENT_CONFIRM_WHEN, FINANCIAL_SETTINGS, financialSettingsRefused, PORTAL_PAGES, setArticleState, updateArticle,
   updateCampaign, updateDocumentPolicy, updateEmailTemplate, updatePortalPage, updateSettings,
 } from '../../affiliate/writes/programme.js';
 import { market } from '../params.js';
@@ -117,8 +117,6 @@ export const affiliateCodeRequestsDecide = defineCapability({
   handler: async ({ params, ctx }) => decideCodeRequest(ctx.db, { accountId: ctx.caller.account.id, shop: requireShop(ctx), now: ctx.now() }, params),
 });
 
-const refusedFinancial = z.unknown().optional().describe('Financial setting: never changed over MCP. Giving it refuses the whole call with FINANCIAL_SETTING_READ_ONLY; a person changes it in the application.');
-
 /** Changes the programme's non-financial settings; a financial field is refused. */
 export const affiliateSettingsUpdate = defineCapability({
   name: 'affiliate.settingsUpdate',
@@ -139,8 +137,8 @@ export const affiliateSettingsUpdate = defineCapability({
     registration: z.array(z.object({
       shop: z.string().min(1).max(32).describe('Shop code.'), open: z.boolean(), closedReason: z.string().min(1).max(500).optional(),
     }).strict()).min(1).max(20).optional().describe('Whether each shop\'s portal takes new registrations.'),
-    ...Object.fromEntries(FINANCIAL_SETTINGS.map((f) => [f, refusedFinancial])) as Record<(typeof FINANCIAL_SETTINGS)[number], typeof refusedFinancial>,
   }).strict(),
+  refusedParams: { names: FINANCIAL_SETTINGS, error: financialSettingsRefused },
   result: z.object({
     settings: affiliateSettings.result,
     registration: z.array(z.object({ market: z.string(), registration: z.object({ open: z.boolean(), closedReason: z.string().nullable() }) })),
