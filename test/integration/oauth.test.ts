@@ -10,6 +10,8 @@ import { connectWithOAuth, finishOAuth, metadataDocumentFetch, startCallbackRece
 import { fakeDns } from '../helpers/webhooks.js';
 import type { TestServer } from '../helpers/server.js';
 import { modernRequest, rawMcp } from '../helpers/mcp.js';
+import { disablePerson, updatePerson } from '../../src/people/people.js';
+import { findAccountByCode } from '../../src/queries/shops.js';
 
 interface Context {
   database: TestDatabase;
@@ -221,4 +223,54 @@ test('When an OAuth client calls a tool whose scope it lacks, then it gets the s
   t.regex(response.headers.get('www-authenticate')!, /^Bearer error="insufficient_scope", scope="shipping:read", resource_metadata="/);
   const allowed = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 1 } }, token);
   t.is((await rawMcp(t.context.server, allowed.body, allowed.headers)).status, 200);
+});
+
+const connectionOf = async (t: { context: Context }, token: string) => {
+  const response = await fetch(`${t.context.server.baseUrl}/api/v1/account/connection`, { headers: { Authorization: `Bearer ${token}` } });
+  return { status: response.status, body: await response.json() as any };
+};
+
+test('When an OAuth token asks /account/connection, then it gets its connection: application, who granted it and when, scopes per area, shops, write mode', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'member', permissions: ['reports'], shops: ['sk', 'cz'] });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, owner, { scopes: ['orders:read', 'stores:read'], shopChoice: 'some', shops: 'sk', writeMode: 'read_only' });
+  await client.close();
+  const { status, body } = await connectionOf(t, provider.savedTokens.access_token);
+  t.is(status, 200, JSON.stringify(body));
+  const data = body.data;
+  t.like(data.credential, { type: 'oauth_connection', name: 'Test Assistant', clientId: 'https://client.example.com/oauth/client-metadata.json', interfaces: ['mcp'], grantedBy: owner.email, expiresAt: null });
+  const connection = await t.context.database.db('oauth_connections').where({ person_id: owner.id }).first();
+  t.is(data.credential.id, connection.id);
+  t.is(data.credential.grantedAt, connection.created_at.toISOString());
+  t.is(data.aiWriteMode, 'read_only');
+  t.deepEqual(data.shops, { all: false, codes: ['sk'] });
+  t.deepEqual(data.permissions.find((p: any) => p.area === 'orders').granted, ['orders:read']);
+  t.true(data.permissions.find((p: any) => p.area === 'reports').missing.includes('reports:read'));
+  // Only this path: the token is still no REST credential elsewhere.
+  const other = await fetch(`${t.context.server.baseUrl}/api/v1/stores`, { headers: { Authorization: `Bearer ${provider.savedTokens.access_token}` } });
+  t.is(other.status, 401);
+});
+
+test('When the person who consented loses a permission or a shop, or is disabled, then the token is narrowed or refused at once', async (t) => {
+  const { db } = t.context.database;
+  const member = await makePerson(db, { role: 'member', permissions: ['reports'], shops: ['sk', 'cz'] });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, member, { scopes: ['orders:read', 'stores:read', 'reports:read'], shopChoice: 'some', shops: ['sk', 'cz'], writeMode: 'read_only' });
+  const token = provider.savedTokens.access_token;
+  t.true((await client.listTools()).tools.some((tool) => tool.name === 'reports_financial_summary'));
+  const account = (await findAccountByCode(db, 'demo'))!;
+  await updatePerson(db, account.id, member.id, { permissions: [], shops: ['sk'] });
+  // Raw requests: the client library may keep the list it read before.
+  const list = modernRequest('tools/list', {}, token);
+  const names: string[] = ((await rawMcp(t.context.server, list.body, list.headers)).body as any).result.tools.map((tool: any) => tool.name);
+  t.false(names.some((name) => name.startsWith('reports_')), names.join(','));
+  t.true(names.includes('orders_list'));
+  const cz = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'cz', limit: 1 } }, token);
+  t.true(((await rawMcp(t.context.server, cz.body, cz.headers)).body as any).result.isError, 'cz is gone with the person\'s shop');
+  const narrowed = await connectionOf(t, token);
+  t.deepEqual(narrowed.body.data.shops, { all: false, codes: ['sk'] });
+  t.deepEqual(narrowed.body.data.permissions.find((p: any) => p.area === 'reports').granted, []);
+  await disablePerson(db, account.id, member.id);
+  t.is((await connectionOf(t, token)).status, 401);
+  await client.close().catch(() => undefined);
 });
