@@ -24,6 +24,7 @@ import { keysRoutes } from './pages/keys.js';
 import { webhooksRoutes } from './pages/webhooks.js';
 import { consentRoutes } from './pages/consent.js';
 import { accountInfoRoutes } from './pages/accountInfo.js';
+import { automationsRoutes } from './pages/automations.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -40,6 +41,8 @@ export interface ApplicationOptions {
   publicBaseUrl?: string;
   /** Sign-in attempts per client address per 15 minutes (besides the per-person lockout). */
   signInAttemptsPerWindow?: number;
+  /** The workers' Temporal task queue, where the Automations page starts manual runs (default `store-ops`; tests use their own). */
+  taskQueue?: string;
   /** Tests only: how Client ID Metadata Documents are fetched (stands in for a client's web host). */
   oauthFetch?: typeof fetch;
 }
@@ -93,6 +96,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(webhooksRoutes(deps));
   router.use(consentRoutes(deps));
   router.use(accountInfoRoutes(deps));
+  router.use(automationsRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

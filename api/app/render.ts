@@ -18,6 +18,7 @@ function navigation(state: AppState | undefined) {
     ...(hasPermission(person, 'keys:manage') ? [{ href: '/app/keys', label: 'Access keys' }] : []),
     ...(mayReadWebhooks(person) ? [{ href: '/app/webhooks', label: 'Webhook endpoints' }] : []),
     { href: '/app/connections', label: 'Connections' },
+    { href: '/app/automations', label: 'Automations' },
     { href: '/app/notifications', label: 'Notifications' },
     { href: '/app/plan', label: 'Plan' },
     { href: '/app/account', label: 'Your account' },
