@@ -274,3 +274,27 @@ test('When the person who consented loses a permission or a shop, or is disabled
   t.is((await connectionOf(t, token)).status, 401);
   await client.close().catch(() => undefined);
 });
+
+test('When a person is allowed to edit automations only after consenting, then the connection does not inherit automations:write, not even by refresh', async (t) => {
+  const { db } = t.context.database;
+  const member = await makePerson(db, { role: 'member', permissions: [] });
+  const provider = new TestOAuthProvider(t.context.callback.url, false);
+  const { client, consentText } = await authorize(t, provider, member, { scopes: ['automations:read', 'stores:read'], shopChoice: 'all', writeMode: 'proposals' });
+  await client.close();
+  t.notRegex(consentText, /value="automations:write"/);
+  const account = (await findAccountByCode(db, 'demo'))!;
+  await updatePerson(db, account.id, member.id, { permissions: ['automations:edit'] });
+  const toolsOf = async (token: string) => {
+    const list = modernRequest('tools/list', {}, token);
+    return ((await rawMcp(t.context.server, list.body, list.headers)).body as any).result.tools.map((tool: any) => tool.name) as string[];
+  };
+  const before = await toolsOf(provider.savedTokens.access_token);
+  t.true(before.includes('automations_list'));
+  t.false(before.includes('automations_create_draft'), before.join(','));
+  const wider = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: provider.savedTokens.refresh_token, client_id: provider.info.client_id, scope: 'automations:read automations:write' });
+  t.is(wider.status, 400);
+  const renewed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: provider.savedTokens.refresh_token, client_id: provider.info.client_id });
+  t.is(renewed.status, 200, JSON.stringify(renewed.body));
+  t.false(renewed.body.scope.split(' ').includes('automations:write'));
+  t.false((await toolsOf(renewed.body.access_token)).includes('automations_create_draft'));
+});
