@@ -20,11 +20,19 @@ interface Context {
 }
 
 const test = anyTest as TestFn<Context>;
+/** Every Client ID Metadata Document address the authorization server fetched. */
+const fetched: string[] = [];
 
 test.before(async (t) => {
   const database = await createTestDatabase();
   const callback = await startCallbackReceiver();
-  const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'] }).resolve, oauthFetch: metadataDocumentFetch(callback.url) });
+  // internal.example.com resolves to a private address: its metadata document must never be fetched.
+  const documents = metadataDocumentFetch(callback.url);
+  const oauthFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    fetched.push(String(input instanceof Request ? input.url : input));
+    return documents(input, init);
+  }) as typeof fetch;
+  const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'], 'internal.example.com': ['10.1.2.3'] }).resolve, oauthFetch });
   t.context = { database, server: await startApplicationServer(database.db, options), callback };
 });
 
@@ -297,4 +305,33 @@ test('When a person is allowed to edit automations only after consenting, then t
   t.is(renewed.status, 200, JSON.stringify(renewed.body));
   t.false(renewed.body.scope.split(' ').includes('automations:write'));
   t.false((await toolsOf(renewed.body.access_token)).includes('automations_create_draft'));
+});
+
+test('When a client id names a metadata document on a private address, then it is never fetched and the authorization is refused', async (t) => {
+  const base = t.context.server.baseUrl;
+  const query = new URLSearchParams({
+    response_type: 'code', client_id: 'https://internal.example.com/oauth/client.json', redirect_uri: 'http://127.0.0.1:9/callback',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'orders:read', resource: `${base}/api/mcp`, state: 'x',
+  });
+  const response = await fetch(`${base}/oauth/authorize?${query}`, { redirect: 'manual' });
+  t.true(response.status >= 400 && response.status < 500, String(response.status));
+  t.regex(await response.text(), /invalid_client/);
+  t.false(fetched.some((url) => url.includes('internal.example.com')), fetched.join(','));
+  t.true(fetched.every((url) => url.startsWith('https://client.example.com/')));
+});
+
+test('When an OAuth access token has expired, then MCP answers 401 with the invalid_token challenge', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, owner, { scopes: ['orders:read'], shopChoice: 'all', writeMode: 'read_only' });
+  await client.close();
+  const token = provider.savedTokens.access_token;
+  const list = modernRequest('tools/list', {}, token);
+  t.is((await rawMcp(t.context.server, list.body, list.headers)).status, 200);
+  // An hour passes for this token (its stored expiry is what the server checks).
+  const { artifactKey } = await import('../../src/oauth/adapter.js');
+  t.is(await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(token) }).update({ expires_at: new Date(Date.now() - 1000) }), 1);
+  const expired = await rawMcp(t.context.server, list.body, list.headers);
+  t.is(expired.status, 401);
+  t.regex(expired.headers.get('www-authenticate')!, /^Bearer error="invalid_token", error_description="The access token expired at [^"]+", resource_metadata="/);
 });
