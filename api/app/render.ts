@@ -30,3 +30,8 @@ export function renderPage(res: Response, view: string, data: Record<string, unk
   const html = eta.render(view, { ...data, person: state?.person ?? null, csrfToken: state?.session?.csrfToken ?? '', nav: navigation(state) });
   res.status(status).type('html').send(html);
 }
+
+/** A page outside a session (the authorization server's error page): the layout without a person or navigation. */
+export function renderAnonymous(view: string, data: Record<string, unknown>): string {
+  return eta.render(view, { ...data, person: null, csrfToken: '', nav: [] });
+}

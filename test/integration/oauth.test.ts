@@ -315,7 +315,9 @@ test('When a client id names a metadata document on a private address, then it i
   });
   const response = await fetch(`${base}/oauth/authorize?${query}`, { redirect: 'manual' });
   t.true(response.status >= 400 && response.status < 500, String(response.status));
-  t.regex(await response.text(), /invalid_client/);
+  const page = await response.text();
+  t.regex(page, /invalid_client/);
+  t.regex(page, /Sign-in not possible/, 'the application\'s own error page');
   t.false(fetched.some((url) => url.includes('internal.example.com')), fetched.join(','));
   t.true(fetched.every((url) => url.startsWith('https://client.example.com/')));
 });
