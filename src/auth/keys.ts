@@ -76,6 +76,8 @@ export interface KeySummary {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** True when the person who issued it is disabled: the key no longer works (D27, AP1). */
+  issuerDisabled: boolean;
 }
 
 /** Keys of an account, newest first, never with their hash. */
@@ -83,11 +85,13 @@ export async function listAccessKeys(db: Db, accountId: string, opts: { personId
   const query = AccessKey.query(db).where({ account_id: accountId }).orderBy('created_at', 'desc');
   if (opts.personId) query.where({ person_id: opts.personId });
   const rows = await query;
+  const personIds = [...new Set(rows.map((r) => r.person_id).filter((id): id is string => Boolean(id)))];
+  const disabled = new Set(personIds.length === 0 ? [] : (await db('people').whereIn('id', personIds).whereNotNull('disabled_at').select('id')).map((p) => p.id as string));
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return rows.map((r) => ({
     id: r.id, name: r.name, hint: r.key_hint, interfaces: r.interfaces, scopes: r.scopes,
     shops: r.all_shops ? 'all' : r.shop_codes, writeMode: r.write_mode, createdBy: r.created_by, createdAt: r.created_at.toISOString(),
-    expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at),
+    expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at), issuerDisabled: r.person_id ? disabled.has(r.person_id) : false,
   }));
 }
 

@@ -381,6 +381,11 @@ test('When the person who issued a key loses a permission or a shop, or is disab
   const refused = await api(t.context.server, '/orders?market=sk&limit=1', key);
   t.is(refused.status, 401);
   t.is(refused.body.error.code, 'CREDENTIALS_REVOKED');
+  const owner = await makePerson(db, { role: 'owner' });
+  const ownerClient = new FormClient(t.context.server.baseUrl);
+  await ownerClient.signIn(owner.email, owner.password);
+  const keyId = (await db('access_keys').where({ person_id: person.id }).first('id')).id;
+  t.regex((await ownerClient.get('/app/keys')).text, new RegExp(`data-key-id="${keyId}"[\\s\\S]*?stopped: its person is disabled`), 'the owner sees why it stopped');
   // A key of the operator command line (no person) is untouched by people's changes.
   t.is((await api(t.context.server, '/orders?market=sk&limit=1', await issueKey(db))).status, 200);
 });
