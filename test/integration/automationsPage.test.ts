@@ -4,7 +4,7 @@
  * an event that never runs one automation twice. No Temporal here: the page records runs and says the worker starts them.
  */
 import anyTest, { type TestFn } from 'ava';
-import { createDraft } from '../../src/automations/drafts.js';
+import { createDraft, publishAutomation, updateDraft } from '../../src/automations/drafts.js';
 import { deleteEndpoint } from '../../src/webhooks/endpoints.js';
 import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
@@ -132,4 +132,16 @@ test.serial('When a draft no longer validates, then the page lists every problem
   t.is(refused.status, 400);
   t.regex(refused.text, /does not validate/);
   t.is((await db('automations').where({ workflow_id: workflowId }).first()).state, 'draft');
+});
+
+test.serial('When a draft was written as a change of a published automation, then its page names that automation and says publishing adds a second one', async (t) => {
+  const { db } = t.context.database;
+  const actor = await personActor(db);
+  const source = await draft(t);
+  await publishAutomation(db, actor, source);
+  const changed = await updateDraft(db, actor, { workflowId: source, expectedVersion: 1, rule: sampleRule({ name: 'Tag every order in sk, v2' }) });
+  const editor = await signedIn(t, { role: 'owner' });
+  const page = await editor.get(`/app/automations/${changed.workflow_id}`);
+  t.regex(page.text, new RegExp(`id="replaces"[^]*href="/app/automations/${source}"[^]*adds a second automation`));
+  t.notRegex((await editor.get(`/app/automations/${source}`)).text, /id="replaces"/);
 });
