@@ -337,3 +337,27 @@ test('When an OAuth access token has expired, then MCP answers 401 with the inva
   t.is(expired.status, 401);
   t.regex(expired.headers.get('www-authenticate')!, /^Bearer error="invalid_token", error_description="The access token expired at [^"]+", resource_metadata="/);
 });
+
+test('When a client asks for some scopes, then the consent screen offers only those, sensitive ones unticked', async (t) => {
+  const base = t.context.server.baseUrl;
+  const registered = await fetch(`${base}/oauth/register`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Narrow Client', redirect_uris: [t.context.callback.url], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], application_type: 'native' }),
+  });
+  t.is(registered.status, 201);
+  const { client_id } = await registered.json() as { client_id: string };
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const person = new FormClient(base);
+  await person.signIn(owner.email, owner.password);
+  const query = new URLSearchParams({
+    response_type: 'code', client_id, redirect_uri: t.context.callback.url, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256', scope: 'orders:read reports:read', resource: `${base}/api/mcp`, state: 's',
+  });
+  const consent = await follow(person, `/oauth/authorize?${query}`);
+  t.regex(consent.path, /^\/app\/consent\//);
+  const offered = [...consent.text.matchAll(/name="scopes" value="([^"]+)"/g)].map((m) => m[1]).sort();
+  t.deepEqual(offered, ['orders:read', 'reports:read']);
+  t.regex(consent.text, /value="orders:read" checked/);
+  t.notRegex(consent.text, /value="reports:read" checked/, 'sensitive: unticked until the person ticks it');
+  t.regex(consent.text, /Narrow Client/);
+});
