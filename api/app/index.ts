@@ -25,6 +25,7 @@ import { webhooksRoutes } from './pages/webhooks.js';
 import { consentRoutes } from './pages/consent.js';
 import { accountInfoRoutes } from './pages/accountInfo.js';
 import { emailsRoutes } from './pages/emails.js';
+import { automationsRoutes } from './pages/automations.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -41,6 +42,8 @@ export interface ApplicationOptions {
   publicBaseUrl?: string;
   /** Sign-in attempts per client address per 15 minutes (besides the per-person lockout). */
   signInAttemptsPerWindow?: number;
+  /** The workers' Temporal task queue, where the Automations page starts manual runs (default `store-ops`; tests use their own). */
+  taskQueue?: string;
   /** Tests only: how Client ID Metadata Documents are fetched (stands in for a client's web host). */
   oauthFetch?: typeof fetch;
 }
@@ -95,6 +98,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(consentRoutes(deps));
   router.use(accountInfoRoutes(deps));
   router.use(emailsRoutes(deps));
+  router.use(automationsRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

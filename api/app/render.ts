@@ -18,6 +18,7 @@ function navigation(state: AppState | undefined) {
     ...(hasPermission(person, 'keys:manage') ? [{ href: '/app/keys', label: 'Access keys' }] : []),
     ...(mayReadWebhooks(person) ? [{ href: '/app/webhooks', label: 'Webhook endpoints' }] : []),
     { href: '/app/connections', label: 'Connections' },
+    { href: '/app/automations', label: 'Automations' },
     { href: '/app/notifications', label: 'Notifications' },
     ...(hasPermission(person, 'personal-data') ? [{ href: '/app/emails', label: 'E-mails' }] : []),
     { href: '/app/plan', label: 'Plan' },
@@ -29,4 +30,9 @@ export function renderPage(res: Response, view: string, data: Record<string, unk
   const state = res.locals.app as AppState | undefined;
   const html = eta.render(view, { ...data, person: state?.person ?? null, csrfToken: state?.session?.csrfToken ?? '', nav: navigation(state) });
   res.status(status).type('html').send(html);
+}
+
+/** A page outside a session (the authorization server's error page): the layout without a person or navigation. */
+export function renderAnonymous(view: string, data: Record<string, unknown>): string {
+  return eta.render(view, { ...data, person: null, csrfToken: '', nav: [] });
 }

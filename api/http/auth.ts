@@ -31,5 +31,6 @@ export async function authenticateRequest(req: Request, db: Db, iface: Interface
  */
 async function resolveCredential(db: Db, token: string, iface: Interface, now: Date, resource: string | undefined): Promise<Caller> {
   if (!resource || token.startsWith('sk_') || !looksLikeOAuthToken(token)) return authenticateKey(db, token, iface, now);
-  return authenticateOAuthToken(db, token, iface, now, resource);
+  // REST passes a resource for `/account/connection` only: there a token may ask what it is (AP2).
+  return authenticateOAuthToken(db, token, iface, now, resource, { diagnostics: iface === 'rest' });
 }

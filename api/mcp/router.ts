@@ -52,6 +52,11 @@ export function isLoopbackHost(host: string): boolean {
   return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
+/** The MCP resource (RFC 8707) a request to this service names: `{base}/api/mcp`, for REST's connection diagnostics. */
+export function mcpResourceOf(req: Request, deps: McpDeps): string {
+  return `${baseUrl(req, optionsFrom(deps))}${MCP_PATH}`;
+}
+
 /** The base URL clients reach us at: PUBLIC_BASE_URL, or the scheme and Host of the request. */
 function baseUrl(req: Request, options: McpOptions): string {
   return (options.publicBaseUrl ?? `${req.protocol}://${req.get('host')}`).replace(/\/$/, '');

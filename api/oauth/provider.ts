@@ -14,6 +14,7 @@ import type { Db } from '../../src/db/knex.js';
 import { postgresAdapter } from '../../src/oauth/adapter.js';
 import { loadPerson } from '../../src/people/people.js';
 import { verifyDestination, type Resolver } from '../../src/webhooks/addresses.js';
+import { renderAnonymous } from '../app/render.js';
 import { logger } from '../../src/logger.js';
 
 export const MCP_RESOURCE_PATH = '/api/mcp';
@@ -68,6 +69,12 @@ function configuration(options: OAuthServerOptions, issuer: string): Configurati
       return person ? { accountId: sub, claims: async () => ({ sub }) } : undefined;
     },
     interactions: { url: (_ctx, interaction) => `/app/consent/${interaction.uid}` },
+    // A refused authorization request the library cannot send back to the client (unknown client, bad redirect_uri)
+    // is shown to the person as the application's own error page, escaped, instead of the library's default.
+    renderError: (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = renderAnonymous('error', { title: 'Sign-in not possible', message: `The application's request was refused: ${out.error_description ?? out.error}`, code: out.error });
+    },
     // Every authorization asks the person again: what was ticked before is never silently reused or widened.
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
       const grantId = ctx.oidc.result?.consent?.grantId as string | undefined;

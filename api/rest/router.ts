@@ -1,11 +1,12 @@
 /** The REST interface under /api/v1, generated from the capability registry. GET only; no SQL or rules here. */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { restCapabilities } from '../../src/capabilities/registry.js';
-import { callerMayUse, runCapability, type RunDeps } from '../../src/capabilities/run.js';
+import { callerMayUse, runCapability } from '../../src/capabilities/run.js';
 import type { RestCapability } from '../../src/capabilities/types.js';
 import type { Caller } from '../../src/capabilities/context.js';
 import { AppError } from '../../src/errors.js';
 import { authenticateRequest } from '../http/auth.js';
+import { mcpResourceOf, type McpDeps } from '../mcp/router.js';
 import { sendError } from '../http/errors.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { restParams } from './queryParams.js';
@@ -32,7 +33,10 @@ function describeCapability(c: RestCapability) {
   return { name: c.name, method: 'GET', path: `/api/v1${c.path}`, scope: c.scope, mcpTool: c.mcpTool, kind: c.kind, marketRequired: c.market === 'required', summary: c.summary };
 }
 
-export function createRestRouter(deps: RunDeps): Router {
+/** `/account/connection`: the one REST path an OAuth access token (issued for /api/mcp) may call. */
+const CONNECTION_PATH = '/account/connection';
+
+export function createRestRouter(deps: McpDeps): Router {
   const router = express.Router();
   let openApiDocument: unknown;
 
@@ -48,7 +52,9 @@ export function createRestRouter(deps: RunDeps): Router {
   });
 
   router.use(async (req: Request, _res: Response, next: NextFunction) => {
-    req.caller = await authenticateRequest(req, deps.db, 'rest', deps.now());
+    // OAuth access tokens are for MCP (O17), except that one may read its own diagnostics here (AP2).
+    const resource = req.path === CONNECTION_PATH ? mcpResourceOf(req, deps) : undefined;
+    req.caller = await authenticateRequest(req, deps.db, 'rest', deps.now(), undefined, resource);
     next();
   });
 

@@ -4,6 +4,8 @@ import type { Db } from '../db/knex.js';
 import { AccessKey } from '../db/models.js';
 import { AppError } from '../errors.js';
 import type { Caller } from '../capabilities/context.js';
+import { loadPerson } from '../people/people.js';
+import { narrowToPerson } from '../people/rights.js';
 import { allScopes, isScope, type Interface, type Scope, type WriteMode } from './scopes.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -74,6 +76,8 @@ export interface KeySummary {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** True when the person who issued it is disabled: the key no longer works (D27, AP1). */
+  issuerDisabled: boolean;
 }
 
 /** Keys of an account, newest first, never with their hash. */
@@ -81,11 +85,13 @@ export async function listAccessKeys(db: Db, accountId: string, opts: { personId
   const query = AccessKey.query(db).where({ account_id: accountId }).orderBy('created_at', 'desc');
   if (opts.personId) query.where({ person_id: opts.personId });
   const rows = await query;
+  const personIds = [...new Set(rows.map((r) => r.person_id).filter((id): id is string => Boolean(id)))];
+  const disabled = new Set(personIds.length === 0 ? [] : (await db('people').whereIn('id', personIds).whereNotNull('disabled_at').select('id')).map((p) => p.id as string));
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return rows.map((r) => ({
     id: r.id, name: r.name, hint: r.key_hint, interfaces: r.interfaces, scopes: r.scopes,
     shops: r.all_shops ? 'all' : r.shop_codes, writeMode: r.write_mode, createdBy: r.created_by, createdAt: r.created_at.toISOString(),
-    expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at),
+    expiresAt: iso(r.expires_at), lastUsedAt: iso(r.last_used_at), revokedAt: iso(r.revoked_at), issuerDisabled: r.person_id ? disabled.has(r.person_id) : false,
   }));
 }
 
@@ -112,13 +118,22 @@ export async function authenticateKey(db: Db, token: string, iface: Interface, n
     const other = iface === 'rest' ? 'MCP' : 'REST';
     throw new AppError('INTERFACE_NOT_ALLOWED', `This access key was issued for ${other} only; issue a key for ${iface.toUpperCase()}.`, { interface: iface });
   }
+  // D27 at every request: a key a person issued is worth at most what that person may see today; a disabled person's
+  // keys stop working. Keys of the operator command line (no person) stand for the owner.
+  let scopes = new Set((row.scopes as string[]).filter(isScope));
+  let shopCodes: Set<string> | null = row.all_shops ? null : new Set(row.shop_codes as string[]);
+  if (row.person_id) {
+    const person = await loadPerson(db, row.person_id);
+    if (!person || person.accountId !== String(row.account_id)) throw new AppError('CREDENTIALS_REVOKED', 'The person who issued this access key can no longer sign in; ask the account owner for a new key.');
+    ({ scopes, shopCodes } = narrowToPerson(person, scopes, shopCodes));
+  }
   // Recording use is best effort and at most once a minute per key, so reads stay reads.
   void db('access_keys').where({ id: row.id }).andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - 60_000)))
     .update({ last_used_at: now }).catch(() => undefined);
   return {
     account: { id: String(row.account_id), code: row.account_code, timeZone: row.account_time_zone },
-    scopes: new Set((row.scopes as string[]).filter(isScope)),
-    shopCodes: row.all_shops ? null : new Set(row.shop_codes as string[]),
+    scopes,
+    shopCodes,
     credentialId: row.id,
     interface: iface,
     writeMode: row.write_mode,

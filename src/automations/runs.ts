@@ -424,11 +424,14 @@ export async function startPendingRuns(db: Db, workflows: RunWorkflows, limit = 
  * Cancels the waiting or running runs of automations a person disabled (event runs only; a person's manual run goes on).
  * The run workflow records the cancellation; one whose workflow is gone is ended here.
  */
-export async function cancelRunsOfDisabledAutomations(db: Db, workflows: RunWorkflows, limit = 200): Promise<number> {
-  const rows = await db('automation_runs as r').join('automations as a', 'a.id', 'r.automation_id')
+export async function cancelRunsOfDisabledAutomations(db: Db, workflows: RunWorkflows, limit = 200, automationId?: string): Promise<number> {
+  const query = db('automation_runs as r').join('automations as a', 'a.id', 'r.automation_id')
     .where('a.enabled', false).where('r.manual', false).whereIn('r.status', ['running', 'waiting', 'pending'])
     .whereNotNull('r.workflow_started_at').whereNull('r.cancel_requested_at')
     .select('r.id', 'r.run_workflow_id').orderBy('r.id').limit(limit);
+  // The application's "disable" cancels the runs of the one automation at once (`automationId`); the consumer, all.
+  if (automationId !== undefined) query.where('a.id', automationId);
+  const rows = await query;
   for (const row of rows) {
     const run = { runId: String(row.id), runWorkflowId: row.run_workflow_id as string };
     if ((await workflows.cancel(run)) === 'not_found') await finishRun(db, run.runId, 'cancelled', 'The automation was disabled.');

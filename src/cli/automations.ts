@@ -1,6 +1,6 @@
 /**
- * `automations list|show|create|publish|enable|disable|run`: what a person does with automations in the application
- * (D11; the Automations page comes with the application). Each change is one transaction in Postgres; the worker's
+ * `automations list|show|create|publish|enable|disable|run`: what a person does with automations on the application's
+ * Automations page (D11: the operator stands for the owner). Each change is one transaction in Postgres; the worker's
  * automation consumer acts on it (a disabled automation's waiting runs are cancelled within a second), so no command
  * depends on reaching Temporal.
  */

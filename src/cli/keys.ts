@@ -66,7 +66,7 @@ export async function keysCommand(db: Db, argv: string[]): Promise<void> {
   }
   if (action === 'list') {
     const keys = await listAccessKeys(db, acct.id);
-    const lines = keys.map((k) => `${k.id}  ${k.hint}  ${k.name}  [${k.interfaces.join(',')}]  shops=${k.shops === 'all' ? 'all' : k.shops.join(',')}  write=${k.writeMode}  ${k.revokedAt ? `revoked ${k.revokedAt}` : k.expiresAt ? `expires ${k.expiresAt}` : 'active'}`);
+    const lines = keys.map((k) => `${k.id}  ${k.hint}  ${k.name}  [${k.interfaces.join(',')}]  shops=${k.shops === 'all' ? 'all' : k.shops.join(',')}  write=${k.writeMode}  ${k.revokedAt ? `revoked ${k.revokedAt}` : k.issuerDisabled ? 'stopped (its person is disabled)' : k.expiresAt ? `expires ${k.expiresAt}` : 'active'}`);
     print(json, { keys }, lines.length ? lines.join('\n') : '(no keys)');
     return;
   }

@@ -134,7 +134,10 @@ export async function updatePerson(db: Db, accountId: string, id: string, change
   return summary(await db('people').where({ id }).first(), new Date());
 }
 
-/** Disables a person: their sessions end, their connections are revoked; their keys stay (they belong to the account). */
+/**
+ * Disables a person: their sessions end, their connections are revoked; the keys they issued stay listed for the owner
+ * but stop working at once (authenticateKey checks the issuing person at every request, D27).
+ */
 export async function disablePerson(db: Db, accountId: string, id: string): Promise<PersonSummary> {
   const row = await db('people').where({ account_id: accountId, id }).first();
   if (!row) throw new AppError('NOT_FOUND', `No person ${id} in this account.`);

@@ -35,3 +35,15 @@ export function assertWithinRights(person: Pick<Person, 'permissions' | 'shopCod
     throw new AppError('INVALID_PARAMETER', `You cannot grant shop(s) ${outside.join(', ')}: you may not see them.`, { param: 'shops', reason: 'beyond_rights', shops: outside });
   }
 }
+
+/**
+ * What a credential the person issued is worth today (D27, checked at every request): its scopes narrowed to those the
+ * person may still grant, its shops to those the person may still see. A person who lost a permission or a shop never
+ * keeps it through a key or a connection made earlier.
+ */
+export function narrowToPerson<S extends string>(person: Pick<Person, 'permissions' | 'shopCodes'>, scopes: Iterable<S>, shopCodes: ReadonlySet<string> | null): { scopes: Set<S>; shopCodes: Set<string> | null } {
+  const allowed = new Set<string>(grantableScopes(person));
+  const narrowed = new Set([...scopes].filter((s) => allowed.has(s)));
+  if (!person.shopCodes) return { scopes: narrowed, shopCodes: shopCodes ? new Set(shopCodes) : null };
+  return { scopes: narrowed, shopCodes: new Set([...(shopCodes ?? person.shopCodes)].filter((c) => person.shopCodes!.has(c))) };
+}

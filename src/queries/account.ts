@@ -33,3 +33,9 @@ export async function getFeatureUsage(db: Db, accountId: string): Promise<Record
 export async function getAccessKeyInfo(db: Db, id: string) {
   return db('access_keys').select('id', 'name', 'interfaces', 'scopes', 'all_shops', 'shop_codes', 'created_by', 'created_at', 'expires_at').where({ id }).first();
 }
+
+/** An OAuth connection (D28) as its diagnostics show it: the client and the person who consented. */
+export async function getConnectionInfo(db: Db, id: string) {
+  return db('oauth_connections as c').join('people as p', 'p.id', 'c.person_id')
+    .select('c.id', 'c.client_id', 'c.client_name', 'c.created_at', 'p.email as granted_by').where('c.id', id).first();
+}

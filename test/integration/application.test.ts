@@ -10,10 +10,12 @@ import { projectRoot } from '../../src/config/projectRoot.js';
 import { generate } from 'otplib';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { FormClient, makePerson, startApplicationServer, testApplicationOptions, TEST_PASSWORD } from '../helpers/application.js';
-import { api, type TestServer } from '../helpers/server.js';
+import { api, issueKey, type TestServer } from '../helpers/server.js';
 import { startTotpEnrolment, confirmTotpEnrolment } from '../../src/people/totp.js';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
 import { pauseIfOverLimits } from '../../src/webhooks/pause.js';
+import { disablePerson, updatePerson } from '../../src/people/people.js';
+import { findAccountByCode } from '../../src/queries/shops.js';
 
 interface Context {
   database: TestDatabase;
@@ -346,4 +348,45 @@ test('When an endpoint is edited, then the new settings are saved under the addr
   const denied = await other.post(`/app/webhooks/${id}/edit`, { _csrf: otherCsrf, name: 'hijack', url: 'http://127.0.0.1:9/c', eventChoice: 'all', shopChoice: 'some', shops: 'cz' });
   t.is(denied.status, 404);
   t.is((await db('webhook_endpoints').where({ id }).first()).name, 'edited');
+});
+
+test('When the person who issued a key loses a permission or a shop, or is disabled, then the key is narrowed or refused at the next request', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'reports'], shops: ['sk', 'cz'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  const page = await client.get('/app/keys');
+  const created = await client.post('/app/keys', {
+    _csrf: csrfOf(page.text), name: 'reports', interfaces: 'rest', expiresInDays: '30', writeMode: 'autonomous',
+    scopes: ['orders:read', 'stores:read', 'reports:read'], shopChoice: 'some', shops: ['sk', 'cz'],
+  });
+  t.is(created.status, 200);
+  const key = /sk_[0-9A-Za-z]{43}/.exec(created.text)![0];
+  const summary = '/reports/financial-summary?market=sk';
+  t.is((await api(t.context.server, summary, key)).status, 200);
+  t.is((await api(t.context.server, '/orders?market=cz&limit=1', key)).status, 200);
+  const before = await api(t.context.server, '/account/connection', key);
+  t.is(before.body.data.aiWriteMode, 'autonomous', 'the write mode chosen at issue, not a default');
+
+  const account = (await findAccountByCode(db, 'demo'))!;
+  await updatePerson(db, account.id, person.id, { permissions: ['keys:manage'], shops: ['sk'] });
+  t.is((await api(t.context.server, summary, key)).status, 403, 'reports:read went with the permission');
+  t.is((await api(t.context.server, '/orders?market=cz&limit=1', key)).status, 403, 'cz went with the shop');
+  t.is((await api(t.context.server, '/orders?market=sk&limit=1', key)).status, 200);
+  const after = await api(t.context.server, '/account/connection', key);
+  t.deepEqual(after.body.data.shops, { all: false, codes: ['sk'] });
+  t.deepEqual(after.body.data.permissions.find((p: any) => p.area === 'reports').granted, []);
+
+  await disablePerson(db, account.id, person.id);
+  const refused = await api(t.context.server, '/orders?market=sk&limit=1', key);
+  t.is(refused.status, 401);
+  t.is(refused.body.error.code, 'CREDENTIALS_REVOKED');
+  const owner = await makePerson(db, { role: 'owner' });
+  const ownerClient = new FormClient(t.context.server.baseUrl);
+  await ownerClient.signIn(owner.email, owner.password);
+  const keyId = (await db('access_keys').where({ person_id: person.id }).first('id')).id;
+  const keyRow = new RegExp(`data-key-id="${keyId}"[\\s\\S]*?</tr>`).exec((await ownerClient.get('/app/keys')).text)![0];
+  t.regex(keyRow, /stopped: its person is disabled/, 'the owner sees why it stopped');
+  // A key of the operator command line (no person) is untouched by people's changes.
+  t.is((await api(t.context.server, '/orders?market=sk&limit=1', await issueKey(db))).status, 200);
 });

@@ -10,6 +10,8 @@ import { connectWithOAuth, finishOAuth, metadataDocumentFetch, startCallbackRece
 import { fakeDns } from '../helpers/webhooks.js';
 import type { TestServer } from '../helpers/server.js';
 import { modernRequest, rawMcp } from '../helpers/mcp.js';
+import { disablePerson, updatePerson } from '../../src/people/people.js';
+import { findAccountByCode } from '../../src/queries/shops.js';
 
 interface Context {
   database: TestDatabase;
@@ -18,11 +20,19 @@ interface Context {
 }
 
 const test = anyTest as TestFn<Context>;
+/** Every Client ID Metadata Document address the authorization server fetched. */
+const fetched: string[] = [];
 
 test.before(async (t) => {
   const database = await createTestDatabase();
   const callback = await startCallbackReceiver();
-  const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'] }).resolve, oauthFetch: metadataDocumentFetch(callback.url) });
+  // internal.example.com resolves to a private address: its metadata document must never be fetched.
+  const documents = metadataDocumentFetch(callback.url);
+  const oauthFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    fetched.push(String(input instanceof Request ? input.url : input));
+    return documents(input, init);
+  }) as typeof fetch;
+  const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'], 'internal.example.com': ['10.1.2.3'] }).resolve, oauthFetch });
   t.context = { database, server: await startApplicationServer(database.db, options), callback };
 });
 
@@ -221,4 +231,133 @@ test('When an OAuth client calls a tool whose scope it lacks, then it gets the s
   t.regex(response.headers.get('www-authenticate')!, /^Bearer error="insufficient_scope", scope="shipping:read", resource_metadata="/);
   const allowed = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 1 } }, token);
   t.is((await rawMcp(t.context.server, allowed.body, allowed.headers)).status, 200);
+});
+
+const connectionOf = async (t: { context: Context }, token: string) => {
+  const response = await fetch(`${t.context.server.baseUrl}/api/v1/account/connection`, { headers: { Authorization: `Bearer ${token}` } });
+  return { status: response.status, body: await response.json() as any };
+};
+
+test('When an OAuth token asks /account/connection, then it gets its connection: application, who granted it and when, scopes per area, shops, write mode', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'member', permissions: ['reports'], shops: ['sk', 'cz'] });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, owner, { scopes: ['orders:read', 'stores:read'], shopChoice: 'some', shops: 'sk', writeMode: 'read_only' });
+  await client.close();
+  const { status, body } = await connectionOf(t, provider.savedTokens.access_token);
+  t.is(status, 200, JSON.stringify(body));
+  const data = body.data;
+  t.like(data.credential, { type: 'oauth_connection', name: 'Test Assistant', clientId: 'https://client.example.com/oauth/client-metadata.json', interfaces: ['mcp'], grantedBy: owner.email, expiresAt: null });
+  const connection = await t.context.database.db('oauth_connections').where({ person_id: owner.id }).first();
+  t.is(data.credential.id, connection.id);
+  t.is(data.credential.grantedAt, connection.created_at.toISOString());
+  t.is(data.aiWriteMode, 'read_only');
+  t.deepEqual(data.shops, { all: false, codes: ['sk'] });
+  t.deepEqual(data.permissions.find((p: any) => p.area === 'orders').granted, ['orders:read']);
+  t.true(data.permissions.find((p: any) => p.area === 'reports').missing.includes('reports:read'));
+  // Only this path: the token is still no REST credential elsewhere.
+  const other = await fetch(`${t.context.server.baseUrl}/api/v1/stores`, { headers: { Authorization: `Bearer ${provider.savedTokens.access_token}` } });
+  t.is(other.status, 401);
+});
+
+test('When the person who consented loses a permission or a shop, or is disabled, then the token is narrowed or refused at once', async (t) => {
+  const { db } = t.context.database;
+  const member = await makePerson(db, { role: 'member', permissions: ['reports'], shops: ['sk', 'cz'] });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, member, { scopes: ['orders:read', 'stores:read', 'reports:read'], shopChoice: 'some', shops: ['sk', 'cz'], writeMode: 'read_only' });
+  const token = provider.savedTokens.access_token;
+  t.true((await client.listTools()).tools.some((tool) => tool.name === 'reports_financial_summary'));
+  const account = (await findAccountByCode(db, 'demo'))!;
+  await updatePerson(db, account.id, member.id, { permissions: [], shops: ['sk'] });
+  // Raw requests: the client library may keep the list it read before.
+  const list = modernRequest('tools/list', {}, token);
+  const names: string[] = ((await rawMcp(t.context.server, list.body, list.headers)).body as any).result.tools.map((tool: any) => tool.name);
+  t.false(names.some((name) => name.startsWith('reports_')), names.join(','));
+  t.true(names.includes('orders_list'));
+  const cz = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'cz', limit: 1 } }, token);
+  t.true(((await rawMcp(t.context.server, cz.body, cz.headers)).body as any).result.isError, 'cz is gone with the person\'s shop');
+  const narrowed = await connectionOf(t, token);
+  t.deepEqual(narrowed.body.data.shops, { all: false, codes: ['sk'] });
+  t.deepEqual(narrowed.body.data.permissions.find((p: any) => p.area === 'reports').granted, []);
+  await disablePerson(db, account.id, member.id);
+  t.is((await connectionOf(t, token)).status, 401);
+  await client.close().catch(() => undefined);
+});
+
+test('When a person is allowed to edit automations only after consenting, then the connection does not inherit automations:write, not even by refresh', async (t) => {
+  const { db } = t.context.database;
+  const member = await makePerson(db, { role: 'member', permissions: [] });
+  const provider = new TestOAuthProvider(t.context.callback.url, false);
+  const { client, consentText } = await authorize(t, provider, member, { scopes: ['automations:read', 'stores:read'], shopChoice: 'all', writeMode: 'proposals' });
+  await client.close();
+  t.notRegex(consentText, /value="automations:write"/);
+  const account = (await findAccountByCode(db, 'demo'))!;
+  await updatePerson(db, account.id, member.id, { permissions: ['automations:edit'] });
+  const toolsOf = async (token: string) => {
+    const list = modernRequest('tools/list', {}, token);
+    return ((await rawMcp(t.context.server, list.body, list.headers)).body as any).result.tools.map((tool: any) => tool.name) as string[];
+  };
+  const before = await toolsOf(provider.savedTokens.access_token);
+  t.true(before.includes('automations_list'));
+  t.false(before.includes('automations_create_draft'), before.join(','));
+  const wider = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: provider.savedTokens.refresh_token, client_id: provider.info.client_id, scope: 'automations:read automations:write' });
+  t.is(wider.status, 400);
+  const renewed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: provider.savedTokens.refresh_token, client_id: provider.info.client_id });
+  t.is(renewed.status, 200, JSON.stringify(renewed.body));
+  t.false(renewed.body.scope.split(' ').includes('automations:write'));
+  t.false((await toolsOf(renewed.body.access_token)).includes('automations_create_draft'));
+});
+
+test('When a client id names a metadata document on a private address, then it is never fetched and the authorization is refused', async (t) => {
+  const base = t.context.server.baseUrl;
+  const query = new URLSearchParams({
+    response_type: 'code', client_id: 'https://internal.example.com/oauth/client.json', redirect_uri: 'http://127.0.0.1:9/callback',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'orders:read', resource: `${base}/api/mcp`, state: 'x',
+  });
+  const response = await fetch(`${base}/oauth/authorize?${query}`, { redirect: 'manual' });
+  t.true(response.status >= 400 && response.status < 500, String(response.status));
+  const page = await response.text();
+  t.regex(page, /invalid_client/);
+  t.regex(page, /Sign-in not possible/, 'the application\'s own error page');
+  t.false(fetched.some((url) => url.includes('internal.example.com')), fetched.join(','));
+  t.true(fetched.every((url) => url.startsWith('https://client.example.com/')));
+});
+
+test('When an OAuth access token has expired, then MCP answers 401 with the invalid_token challenge', async (t) => {
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const provider = new TestOAuthProvider(t.context.callback.url, true);
+  const { client } = await authorize(t, provider, owner, { scopes: ['orders:read'], shopChoice: 'all', writeMode: 'read_only' });
+  await client.close();
+  const token = provider.savedTokens.access_token;
+  const list = modernRequest('tools/list', {}, token);
+  t.is((await rawMcp(t.context.server, list.body, list.headers)).status, 200);
+  // An hour passes for this token (its stored expiry is what the server checks).
+  const { artifactKey } = await import('../../src/oauth/adapter.js');
+  t.is(await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(token) }).update({ expires_at: new Date(Date.now() - 1000) }), 1);
+  const expired = await rawMcp(t.context.server, list.body, list.headers);
+  t.is(expired.status, 401);
+  t.regex(expired.headers.get('www-authenticate')!, /^Bearer error="invalid_token", error_description="The access token expired at [^"]+", resource_metadata="/);
+});
+
+test('When a client asks for some scopes, then the consent screen offers only those, sensitive ones unticked', async (t) => {
+  const base = t.context.server.baseUrl;
+  const registered = await fetch(`${base}/oauth/register`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Narrow Client', redirect_uris: [t.context.callback.url], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], application_type: 'native' }),
+  });
+  t.is(registered.status, 201);
+  const { client_id } = await registered.json() as { client_id: string };
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const person = new FormClient(base);
+  await person.signIn(owner.email, owner.password);
+  const query = new URLSearchParams({
+    response_type: 'code', client_id, redirect_uri: t.context.callback.url, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256', scope: 'orders:read reports:read', resource: `${base}/api/mcp`, state: 's',
+  });
+  const consent = await follow(person, `/oauth/authorize?${query}`);
+  t.regex(consent.path, /^\/app\/consent\//);
+  const offered = [...consent.text.matchAll(/name="scopes" value="([^"]+)"/g)].map((m) => m[1]).sort();
+  t.deepEqual(offered, ['orders:read', 'reports:read']);
+  t.regex(consent.text, /value="orders:read" checked/);
+  t.notRegex(consent.text, /value="reports:read" checked/, 'sensitive: unticked until the person ticks it');
+  t.regex(consent.text, /Narrow Client/);
 });
