@@ -29,6 +29,9 @@ export interface WebhookActivityDeps {
 /** How often the dispatcher looks for workflows to start or wake, and its longest sleep without a notification. */
 const UPKEEP_INTERVAL_MS = 250;
 
+/** A dispatched batch at least this large is part of a burst: T7's hold is looked at again before the next one. */
+const LARGE_BATCH = 100;
+
 const log = logger.child({ component: 'webhooks' });
 
 /** Builds the webhook activities bound to their dependencies. */
@@ -102,7 +105,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       let lastUpkeep = 0;
       let failures = 0;
       let holdAccounts: string[] = [];
-      let bursting = false;
+      let bursting: 'large' | 'small' | false = false;
       // Workflow starts and wake-ups (manual retries, held deliveries) talk to Temporal: they run beside the loop, one
       // round at a time, so a slow or unreachable Temporal server never holds up a delivery (T11).
       let upkeep: Promise<void> | null = null;
@@ -124,14 +127,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           if (ctx.cancellationSignal.aborted) break;
           try {
             // A burst waits in the outbox while a fast endpoint works through what it already has (T7); looked at
-            // before every batch while a burst is being dispatched, else a few times a second.
-            if (bursting) holdAccounts = await sender.accountsToHold();
+            // before every batch while a large burst is being dispatched, else a few times a second (a steady stream
+            // of small batches cannot build a backlog between two looks).
+            if (bursting === 'large') holdAccounts = await sender.accountsToHold();
             // The outbox is read when NOTIFY told of new events, while a burst lasts, and at every upkeep (safety net).
             const upkeepDue = Date.now() - lastUpkeep >= UPKEEP_INTERVAL_MS;
-            if (upkeepDue && !bursting) holdAccounts = await sender.accountsToHold();
-            const readOutbox: boolean = work.takeOutboxNews() || bursting || upkeepDue;
+            if (upkeepDue && bursting !== 'large') holdAccounts = await sender.accountsToHold();
+            const readOutbox: boolean = work.takeOutboxNews() || bursting !== false || upkeepDue;
             const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(loopDb, 500, { holdAccounts }) : { events: 0, deliveries: 0, overPendingLimit: [] };
-            bursting = dispatched.events > 0;
+            bursting = dispatched.events >= LARGE_BATCH ? 'large' : dispatched.events > 0 ? 'small' : false;
             for (const endpointId of dispatched.overPendingLimit) sender.checkEndpoint(endpointId);
             // First attempts and due retries (T10).
             const taken = await sender.fill();

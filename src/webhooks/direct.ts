@@ -45,6 +45,8 @@ const RATE_UNKNOWN_HOLD_MS = 1_000;
 
 /** How long an entitlement answer is reused (a plan change reaches first attempts within this time). */
 const ENTITLEMENT_TTL_MS = 1_000;
+/** How long a looked-up next retry time is trusted (other processes' and people's changes reach it within this time). */
+const DUE_LOOKUP_MS = 1_000;
 /** An endpoint whose deliveries could not even be prepared (e.g. its secret does not decrypt) waits this long. */
 const COOL_DOWN_MS = 5_000;
 
@@ -141,6 +143,8 @@ export class DirectSender {
   private readonly recorded = new Map<string, number[]>();
   /** Totals for the dispatcher's heartbeat and log. */
   readonly totals = { sent: 0, failed: 0, retrying: 0 };
+  /** The next retry's due time as last looked up (and moved earlier by retries recorded since). */
+  private due: { at: number | null; lookedUpAt: number } | null = null;
 
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly options: DirectSenderOptions) {
     this.perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
@@ -233,6 +237,10 @@ export class DirectSender {
    * none waits: the dispatcher sleeps until then at the latest, so a retry fires on time without polling.
    */
   async nextDueAt(): Promise<number | null> {
+    // Looked up at most every DUE_LOOKUP_MS; retries this sender scheduled meanwhile are known without a look-up, and
+    // a cached time already passed only means one early wake-up.
+    const now = this.now();
+    if (this.due && now - this.due.lookedUpAt < DUE_LOOKUP_MS && (this.due.at === null || this.due.at > now)) return this.due.at;
     const result = await this.db.raw<{ rows: { at: Date | null }[] }>(`
       select min(n.next_attempt_at) as at from webhook_endpoints e
       cross join lateral (
@@ -240,9 +248,10 @@ export class DirectSender {
         where d.endpoint_id = e.id and ${OWNED} and d.attempts > 0 and d.next_attempt_at > ?
         order by d.next_attempt_at limit 1
       ) n
-      where e.state = 'enabled' and e.deleted_at is null`, [new Date(this.now())]);
+      where e.state = 'enabled' and e.deleted_at is null`, [new Date(now)]);
     const at = result.rows[0]?.at;
-    return at ? new Date(at).getTime() : null;
+    this.due = { at: at ? new Date(at).getTime() : null, lookedUpAt: now };
+    return this.due.at;
   }
 
   /** Attempts per second recorded for the endpoint over the last RATE_WINDOW_MS. */
@@ -434,8 +443,13 @@ export class DirectSender {
       if (status === 'SENT') this.totals.sent++;
       if (r.success) continue;
       log.info({ deliveryId: r.deliveryId, endpointId: r.endpointId, eventId: r.eventId, attempt: r.attempt, outcome: r.result.outcome, httpStatus: r.result.httpStatus, status: status ?? 'SKIPPED' }, 'webhook attempt failed');
-      if (status === 'PENDING') this.totals.retrying++;
-      else this.totals.failed++;
+      if (status === 'PENDING') {
+        this.totals.retrying++;
+        const at = r.nextAt!.getTime();
+        if (this.due && (this.due.at === null || at < this.due.at)) this.due.at = at;
+      } else {
+        this.totals.failed++;
+      }
     }
     for (const endpoint of outcome.endpoints) {
       if (endpoint.state === 'enabled' && endpoint.consecutive_failures >= PAUSE_AFTER_CONSECUTIVE_FAILURES) this.checkEndpoint(String(endpoint.id));
