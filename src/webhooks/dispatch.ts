@@ -1,6 +1,7 @@
 /**
  * Dispatch: outbox events become deliveries (one per event and subscribed endpoint, unique, so a dispatch that crashes
- * and runs again adds nothing), and pending deliveries get their workflow. Postgres says what must happen; the
+ * and runs again adds nothing); the dispatcher's sender attempts them (direct.ts), and manual retries and held
+ * deliveries get their workflow here. Postgres says what must happen; the
  * dispatcher loop (activities/webhooks.ts) makes it happen, so nothing depends on a single signal or start succeeding.
  */
 import type { Knex } from 'knex';
