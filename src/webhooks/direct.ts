@@ -143,6 +143,8 @@ export class DirectSender {
   private readonly recorded = new Map<string, number[]>();
   /** Totals for the dispatcher's heartbeat and log. */
   readonly totals = { sent: 0, failed: 0, retrying: 0 };
+  /** Set when the run drained: nothing more is recorded through its connections. */
+  private closed = false;
   /** The next retry's due time as last looked up (and moved earlier by retries recorded since). */
   private due: { at: number | null; lookedUpAt: number } | null = null;
 
@@ -362,9 +364,17 @@ export class DirectSender {
 
   private scheduleFlush(): void {
     if (this.flushing) return;
+    if (this.closed) {
+      // Finished after the run drained (its connections are gone): given up like the rest, sent again later.
+      for (const f of this.finished) claimed.delete(f.deliveryId);
+      this.inFlight -= this.finished.length;
+      processInFlight -= this.finished.length;
+      this.finished = [];
+      return;
+    }
     this.flushing = (async () => {
       try {
-        while (this.finished.length > 0) {
+        while (this.finished.length > 0 && !this.closed) {
           const batch = this.finished;
           this.finished = [];
           try {
@@ -380,6 +390,8 @@ export class DirectSender {
         }
       } finally {
         this.flushing = null;
+        // Results left when the run closed meanwhile: released by the closed branch above.
+        if (this.closed && this.finished.length > 0) this.scheduleFlush();
       }
     })();
   }
@@ -481,6 +493,7 @@ export class DirectSender {
       await Promise.race([Promise.allSettled([...this.sends, ...this.signals, this.flushing ?? Promise.resolve()]), new Promise((r) => setTimeout(r, 200))]);
     }
     // Whatever could not be recorded is given up: those deliveries are still PENDING and are sent again later.
+    this.closed = true;
     for (const f of this.finished) claimed.delete(f.deliveryId);
     this.inFlight -= this.finished.length;
     processInFlight -= this.finished.length;
