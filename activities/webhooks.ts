@@ -86,8 +86,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * itself — first attempts and retries when due (direct.ts, T4, T10) — asks the actors of endpoints over 5,000
      * pending or 30 failures to check, and beside the loop starts workflows for manual retries and wakes held
      * deliveries whose endpoint may send again. Sleeps until Postgres notifies new work (LISTEN, T6), a request
-     * finished, or the next retry falls due, polling as a safety net. A failing round (Postgres restarting) is logged and tried again; heartbeats every round; ends
-     * early when the worker shuts down.
+     * finished, or the next retry falls due, polling as a safety net. A failing round (Postgres restarting) is logged
+     * and tried again; heartbeats every round; ends early when the worker shuts down.
      */
     async runWebhookDispatcher(input: { runForMs: number }): Promise<{ events: number; deliveries: number; started: number; woken: number; sent: number }> {
       const ctx = Context.current();
