@@ -12,7 +12,7 @@ import { webhookWorkflowsClient } from '../src/temporal/webhooks.js';
 import { attemptDelivery, currentStatus, type AttemptInput, type AttemptResult } from '../src/webhooks/delivery.js';
 import type { DeliveryStatus } from '../src/webhooks/delivery.js';
 import { claimedDeliveries, DirectSender } from '../src/webhooks/direct.js';
-import { dispatchOutboxBatch, inParallel, startPendingDeliveries, wakeHeldDeliveries, type DispatchResult } from '../src/webhooks/dispatch.js';
+import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries, type DispatchResult } from '../src/webhooks/dispatch.js';
 import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
 import { purgeDeliveryLog } from '../src/webhooks/retention.js';
 import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings.js';
@@ -28,6 +28,9 @@ export interface WebhookActivityDeps {
 
 /** How often the dispatcher looks for workflows to start or wake, and its longest sleep without a notification. */
 const UPKEEP_INTERVAL_MS = 250;
+
+/** A dispatched batch at least this large is part of a burst: T7's hold is looked at again before the next one. */
+const LARGE_BATCH = 100;
 
 const log = logger.child({ component: 'webhooks' });
 
@@ -79,30 +82,22 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /**
-     * The dispatcher loop for `runForMs`: dispatches outbox events into deliveries, makes every delivery's first
-     * attempt itself (direct.ts, T4) and hands only failed ones to their workflows, asks the actors of endpoints over
-     * 5,000 pending to check, starts workflows for retried or held deliveries without one, and wakes held deliveries
-     * whose endpoint may send again. Sleeps until Postgres notifies new work (LISTEN, T6) or a batch finished, polling
-     * as a safety net. A failing round (Postgres restarting) is logged and tried again; heartbeats every round; ends
-     * early when the worker shuts down.
+     * The dispatcher loop for `runForMs`: dispatches outbox events into deliveries, makes every automatic attempt
+     * itself — first attempts and retries when due (direct.ts, T4, T10) — asks the actors of endpoints over 5,000
+     * pending or 30 failures to check, and beside the loop starts workflows for manual retries and wakes held
+     * deliveries whose endpoint may send again. Sleeps until Postgres notifies new work (LISTEN, T6), a request
+     * finished, or the next retry falls due, polling as a safety net. A failing round (Postgres restarting) is logged
+     * and tried again; heartbeats every round; ends early when the worker shuts down.
      */
     async runWebhookDispatcher(input: { runForMs: number }): Promise<{ events: number; deliveries: number; started: number; woken: number; sent: number }> {
       const ctx = Context.current();
       const workflows = temporal();
       const totals = { events: 0, deliveries: 0, started: 0, woken: 0, sent: 0 };
       const work = listenForWork(deps.db);
-      // The loop and the first attempts get connections of their own: retry workflows that fire together use the
-      // shared pool, and must not make healthy endpoints' first attempts wait for a connection (T5).
+      // The loop and the sender get connections of their own: workflows (manual retries, actors) use the shared pool,
+      // and must not make healthy endpoints' attempts wait for a connection (T5).
       const loopDb = createDb(connectionOf(deps.db) as string, { min: 0, max: 4 });
       const sender = new DirectSender(loopDb, getSettings(), {
-        handOff: async (retries) => {
-          const started: string[] = [];
-          await inParallel(retries, retries.length, async (retry) => {
-            await workflows.start(retry);
-            started.push(retry.deliveryId);
-          });
-          return started;
-        },
         checkEndpoint: (endpointId) => workflows.checkEndpoint(endpointId),
         onProgress: () => work.poke(),
       });
@@ -110,40 +105,56 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       let lastUpkeep = 0;
       let failures = 0;
       let holdAccounts: string[] = [];
-      let bursting = false;
+      let bursting: 'large' | 'small' | false = false;
+      // Workflow starts and wake-ups (manual retries, held deliveries) talk to Temporal: they run beside the loop, one
+      // round at a time, so a slow or unreachable Temporal server never holds up a delivery (T11).
+      let upkeep: Promise<void> | null = null;
+      const runUpkeep = () => {
+        upkeep = (async () => {
+          try {
+            totals.started += await startPendingDeliveries(loopDb, workflows, 500, 32, { workflowOnly: true, exclude: claimedDeliveries() });
+            totals.woken += await wakeHeldDeliveries(loopDb, workflows);
+          } catch (error) {
+            log.warn({ err: error }, 'starting or waking webhook delivery workflows failed; trying again');
+          } finally {
+            upkeep = null;
+          }
+        })();
+      };
       try {
         while (Date.now() < until) {
           ctx.heartbeat(totals);
           if (ctx.cancellationSignal.aborted) break;
           try {
             // A burst waits in the outbox while a fast endpoint works through what it already has (T7); looked at
-            // before every batch while a burst is being dispatched, else a few times a second.
-            if (bursting) holdAccounts = await sender.accountsToHold();
+            // before every batch while a large burst is being dispatched, else a few times a second (a steady stream
+            // of small batches cannot build a backlog between two looks).
+            if (bursting === 'large') holdAccounts = await sender.accountsToHold();
             // The outbox is read when NOTIFY told of new events, while a burst lasts, and at every upkeep (safety net).
             const upkeepDue = Date.now() - lastUpkeep >= UPKEEP_INTERVAL_MS;
-            if (upkeepDue && !bursting) holdAccounts = await sender.accountsToHold();
-            const readOutbox: boolean = work.takeOutboxNews() || bursting || upkeepDue;
+            if (upkeepDue && bursting !== 'large') holdAccounts = await sender.accountsToHold();
+            const readOutbox: boolean = work.takeOutboxNews() || bursting !== false || upkeepDue;
             const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(loopDb, 500, { holdAccounts }) : { events: 0, deliveries: 0, overPendingLimit: [] };
-            bursting = dispatched.events > 0;
-            for (const endpointId of dispatched.overPendingLimit) await workflows.checkEndpoint(endpointId);
+            bursting = dispatched.events >= LARGE_BATCH ? 'large' : dispatched.events > 0 ? 'small' : false;
+            for (const endpointId of dispatched.overPendingLimit) sender.checkEndpoint(endpointId);
+            // First attempts and due retries (T10).
             const taken = await sender.fill();
-            // Workflow starts and wake-ups are rare work: look for them a few times a second, not every round.
-            let started = 0;
-            let woken = 0;
             if (upkeepDue) {
               lastUpkeep = Date.now();
-              started = await startPendingDeliveries(loopDb, workflows, 500, 32, { afterFirstAttemptOnly: true, exclude: claimedDeliveries() });
-              woken = await wakeHeldDeliveries(loopDb, workflows);
+              if (!upkeep) runUpkeep();
             }
             totals.events += dispatched.events;
             totals.deliveries += dispatched.deliveries;
-            totals.started += started;
-            totals.woken += woken;
             totals.sent = sender.totals.sent;
             failures = 0;
-            if (dispatched.events === 0 && taken === 0 && started === 0 && woken === 0) await work.wait(deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS);
+            if (dispatched.events === 0 && taken === 0) {
+              // Asleep until NOTIFY, a finished request, the safety net, or the next retry falling due (T10).
+              const idleMs = deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS;
+              const dueAt = await sender.nextDueAt();
+              await work.wait(dueAt === null ? idleMs : Math.max(0, Math.min(idleMs, dueAt - Date.now())));
+            }
           } catch (error) {
-            // Postgres or Temporal unreachable for a moment: deliveries stay in Postgres; try again with back-off.
+            // Postgres unreachable for a moment: deliveries stay in Postgres; try again with back-off.
             failures++;
             log.warn({ err: error, failures }, 'webhook dispatcher round failed; trying again');
             await work.wait(Math.min(250 * 2 ** failures, 5_000));
@@ -151,6 +162,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         }
       } finally {
         await sender.drain();
+        await upkeep;
         await work.close();
         await loopDb.destroy();
       }

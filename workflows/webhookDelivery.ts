@@ -1,6 +1,8 @@
 /**
- * One webhook delivery through its states (SPEC "Webhook delivery"), ID `webhook-delivery-<deliveryId>`. Postgres holds
- * the state; this workflow owns the timers: it asks for an attempt, waits the retry delay (1, 5, 15, 60, 240 minutes by
+ * One webhook delivery through its states (SPEC "Webhook delivery"), ID `webhook-delivery-<deliveryId>`, for the
+ * deliveries that run as a workflow: manual retries (D15) and those a workflow already holds. Automatic attempts are
+ * made by the dispatcher's sender with the same schedule (src/webhooks/direct.ts, T10). Postgres holds the state; this
+ * workflow owns its timers: it asks for an attempt, waits the retry delay (1, 5, 15, 60, 240 minutes by
  * default) after a failure, and waits to be woken while the endpoint is paused or the plan has no webhooks. A wake-up
  * also ends it at once when the delivery was skipped meanwhile.
  */

@@ -1,6 +1,7 @@
 /**
  * Dispatch: outbox events become deliveries (one per event and subscribed endpoint, unique, so a dispatch that crashes
- * and runs again adds nothing), and pending deliveries get their workflow. Postgres says what must happen; the
+ * and runs again adds nothing); the dispatcher's sender attempts them (direct.ts), and manual retries and held
+ * deliveries get their workflow here. Postgres says what must happen; the
  * dispatcher loop (activities/webhooks.ts) makes it happen, so nothing depends on a single signal or start succeeding.
  */
 import type { Knex } from 'knex';
@@ -136,8 +137,8 @@ export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflow
   const base = () => {
     const q = liveEnabledEndpoint(db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .where('d.status', 'PENDING').whereNull('d.workflow_started_at'));
-    // The complement of the direct path's first attempts (direct.ts): retries, manual retries, and held ones.
-    if (opts.afterFirstAttemptOnly) q.where((w) => w.where('d.attempts', '>', 0).orWhereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at'));
+    // The complement of what the dispatcher's sender attempts itself (direct.ts, T10): manual retries and held ones.
+    if (opts.workflowOnly) q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at'));
     return q;
   };
   const accounts = (await base().distinct('e.account_id')).map((r) => String(r.account_id));
@@ -157,8 +158,8 @@ export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflow
 }
 
 export interface StartPendingOptions {
-  /** Leave deliveries waiting for their first attempt to the direct path (the dispatcher sets this). */
-  afterFirstAttemptOnly?: boolean;
+  /** Only deliveries that need a workflow (manual retries, held ones); the sender makes every other attempt (T10). */
+  workflowOnly?: boolean;
   /** Deliveries this process is handing over itself right now. */
   exclude?: ReadonlySet<string>;
 }

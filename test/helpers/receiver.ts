@@ -26,6 +26,11 @@ export interface Receiver {
   /** Decides the reply of each request (default 200). */
   reply: (req: Received, index: number) => Reply;
   secret: string | null;
+  /** Requests whose reply is not yet sent and whose connection is open, now and at most so far (exact, not timed). */
+  open: number;
+  maxOpen: number;
+  /** Answers every request held by a 'hang' reply now, with `status`. */
+  release: (status: number) => void;
   waitFor: (predicate: (requests: Received[]) => boolean, timeoutMs?: number) => Promise<void>;
   close: () => Promise<void>;
 }
@@ -51,6 +56,15 @@ export async function startReceiver(options: { secret?: string | null; reply?: R
     requests: [],
     reply: options.reply ?? (() => ({ status: 200 })),
     secret: options.secret ?? null,
+    open: 0,
+    maxOpen: 0,
+    release: (status) => {
+      for (const res of held.splice(0)) {
+        if (res.writableEnded || res.destroyed) continue;
+        res.writeHead(status, { 'Content-Type': 'text/plain' });
+        res.end('released');
+      }
+    },
     waitFor: async (predicate, timeoutMs = 30_000) => {
       const until = Date.now() + timeoutMs;
       while (!predicate(receiver.requests)) {
@@ -63,7 +77,18 @@ export async function startReceiver(options: { secret?: string | null; reply?: R
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  const held: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
+    // Counted from the request's arrival until its reply is sent or its connection is closed (a client time-out).
+    receiver.open++;
+    receiver.maxOpen = Math.max(receiver.maxOpen, receiver.open);
+    let counted = true;
+    const done = () => {
+      if (counted) receiver.open--;
+      counted = false;
+    };
+    res.on('finish', done);
+    res.on('close', done);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -80,7 +105,10 @@ export async function startReceiver(options: { secret?: string | null; reply?: R
       };
       const index = receiver.requests.push(received) - 1;
       const reply = receiver.reply(received, index);
-      if (reply === 'hang') return;
+      if (reply === 'hang') {
+        held.push(res);
+        return;
+      }
       const send = () => {
         res.writeHead(reply.status, { 'Content-Type': 'text/plain', ...reply.headers });
         res.end('a reply body the service never reads');

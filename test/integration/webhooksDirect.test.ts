@@ -1,8 +1,8 @@
 /**
- * The direct delivery path (issue 15): on the shared Temporal dev server with the real dispatcher, a first attempt
- * answered 2xx costs no workflow; a failed one continues as its own workflow with the retry timer counted from that
- * attempt; LISTEN/NOTIFY wakes the dispatcher (its polling safety net is 10 s here); a receiver that times out or fails
- * slows nobody else, and no receiver gets more than 16 requests at once.
+ * The direct delivery path (issue 15): on the shared Temporal dev server with the real dispatcher, a delivery costs no
+ * workflow — its first attempt and its retries are made by the dispatcher's sender, each retry the schedule's delay
+ * after the failed attempt, FAILED after the last; LISTEN/NOTIFY wakes the dispatcher (its polling safety net is 10 s
+ * here); a receiver that hangs or fails slows nobody else, and no receiver ever has more than 16 requests open.
  */
 import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
@@ -31,14 +31,17 @@ interface Context {
 }
 const test = anyTest as TestFn<Context>;
 
-/** Retries after 1.5 s (twice); receivers time out after 10 s, as in production. */
+/**
+ * Retries after 1.5 s (twice). Receivers time out after 60 s here, not 10 s: the fairness test holds its hanging
+ * requests open until it releases them, so nothing it asserts depends on how fast a loaded machine runs.
+ */
 const RETRY_MS = 1_500;
 
 test.before(async (t) => {
   const database = await createTestDatabase();
   await isolateWebhooks(database.db);
   await database.db('accounts').where({ code: 'acme' }).update({ plan_code: 'start' });
-  const settings = testSettings({ retryScheduleMs: [RETRY_MS, RETRY_MS], timeoutMs: 10_000 });
+  const settings = testSettings({ retryScheduleMs: [RETRY_MS, RETRY_MS], timeoutMs: 60_000 });
   const taskQueue = `test-webhooks-direct-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
   // The dispatcher's polling safety net is 10 s: anything faster was woken by NOTIFY.
@@ -103,34 +106,45 @@ test.serial('When receivers answer 2xx at the first attempt, then every delivery
   t.false(withWorkflow.some(Boolean), 'no delivery answered 2xx at the first attempt has a workflow');
 });
 
-test.serial('When a first attempt fails, then only that delivery continues as its own workflow and the retry comes the schedule\'s delay after that attempt', async (t) => {
+test.serial('When attempts fail, then the sender retries each delivery the schedule\'s delay after its failed attempt, without a workflow, and a delivery failing every attempt is FAILED after the last', async (t) => {
   const { db } = t.context.database;
   const seen = new Set<string>();
   const rcv = await receiver(t, (req) => (seen.has(req.body.event_id) ? { status: 200 } : (seen.add(req.body.event_id), { status: 503 })));
   const endpoint = await makeEndpoint(db, t.context.settings, { url: rcv.url, events: ['order.created'], shops: ['cz'] });
   rcv.secret = endpoint.secret;
+  const broken = await receiver(t, () => ({ status: 500 }));
+  broken.secret = (await makeEndpoint(db, t.context.settings, { url: broken.url, events: ['order.created'], shops: ['cz'] })).secret;
   const eventIds = await emitOrderEvents(db, 3, { shop: 'cz', prefix: 'F' });
-  await waitUntil(async () => (await db('webhook_deliveries').whereIn('event_id', eventIds).where('status', 'SENT')).length === 3, 20_000);
-  for (const delivery of await db('webhook_deliveries').whereIn('event_id', eventIds).select('id')) {
+  await waitUntil(async () => (await db('webhook_deliveries').whereIn('event_id', eventIds).whereIn('status', ['SENT', 'FAILED'])).length === 6, 30_000);
+  const deliveries = await db('webhook_deliveries').whereIn('event_id', eventIds).select('id', 'endpoint_id', 'status', 'attempts', 'next_attempt_at');
+  for (const delivery of deliveries) {
     const id = String(delivery.id);
     const attempts = await db('webhook_delivery_attempts').where({ delivery_id: id }).orderBy('attempt').select('attempt', 'outcome', 'http_status', 'attempted_at', 'duration_ms');
-    t.deepEqual(attempts.map((a) => [a.attempt, a.outcome, a.http_status]), [[1, 'http_error', 503], [2, 'success', 200]]);
-    const waited = (attempts[1].attempted_at as Date).getTime() - ((attempts[0].attempted_at as Date).getTime() + attempts[0].duration_ms);
-    // Never early; how late depends on the shared Temporal server's load (the bench measures it: scenario e).
-    t.true(waited >= RETRY_MS - 10 && waited < RETRY_MS + 15_000, `the retry came ${waited} ms after the failed attempt (schedule: ${RETRY_MS} ms)`);
-    const handle = t.context.client.workflow.getHandle(workflowIds.webhookDelivery(id));
-    t.is(await handle.result(), 'SENT', 'the failed delivery continued as its own workflow');
+    if (String(delivery.endpoint_id) === endpoint.id) {
+      t.like(delivery, { status: 'SENT', attempts: 2, next_attempt_at: null });
+      t.deepEqual(attempts.map((a) => [a.attempt, a.outcome, a.http_status]), [[1, 'http_error', 503], [2, 'success', 200]]);
+    } else {
+      t.like(delivery, { status: 'FAILED', attempts: 3, next_attempt_at: null });
+      t.deepEqual(attempts.map((a) => [a.attempt, a.outcome, a.http_status]), [[1, 'http_error', 500], [2, 'http_error', 500], [3, 'http_error', 500]]);
+    }
+    for (let i = 1; i < attempts.length; i++) {
+      const waited = (attempts[i].attempted_at as Date).getTime() - ((attempts[i - 1].attempted_at as Date).getTime() + attempts[i - 1].duration_ms);
+      // Never early; how late depends on the machine's load (the bench measures it: scenario e).
+      t.true(waited >= RETRY_MS - 10 && waited < RETRY_MS + 15_000, `attempt ${i + 1} came ${waited} ms after the failed attempt (schedule: ${RETRY_MS} ms)`);
+    }
+    t.false(await hasWorkflow(t.context.client, id), 'retries cost no workflow');
   }
   t.is(rcv.requests.length, 6);
-  t.true(rcv.requests.every((q) => q.verifyError === null));
+  t.is(broken.requests.length, 9, 'three attempts each, then nothing more');
+  t.true([...rcv.requests, ...broken.requests].every((q) => q.verifyError === null));
 });
 
-test.serial('When one endpoint times out and another answers 500, then healthy endpoints of the same and another account are not slowed, no receiver gets more than 16 requests at once, and disabling skips what was under way', async (t) => {
+test.serial('When one endpoint hangs and another answers 500, then healthy endpoints of the same and another account get everything while every hanging request is still open, no receiver ever has more than 16 requests open, and disabling skips what was under way', async (t) => {
   const { db } = t.context.database;
   const demo = await accountId(db);
   const hanging = await receiver(t, () => 'hang');
   const failing = await receiver(t, () => ({ status: 500 }));
-  // Each request is answered 300 ms after it arrived: more than 16 arrivals within 250 ms would mean more than 16 at once.
+  // Each request is answered 300 ms after it arrived, so the lane of 16 is full most of the time.
   const slowHealthy = await receiver(t, () => ({ status: 200, delayMs: 300 }));
   const otherAccount = await receiver(t);
   const endpoints = {
@@ -143,6 +157,7 @@ test.serial('When one endpoint times out and another answers 500, then healthy e
   failing.secret = endpoints.failing.secret;
   slowHealthy.secret = endpoints.healthy.secret;
   otherAccount.secret = endpoints.other.secret;
+  const hangingAttempts = async () => (await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.endpoint_id', endpoints.hanging.id)).length;
 
   /** Emits 64 events for the healthy endpoint (on `shop`) and 64 for the other account's; how long until both have them all. */
   const round = async (shop: string, prefix: string) => {
@@ -157,29 +172,29 @@ test.serial('When one endpoint times out and another answers 500, then healthy e
   const alone = await round('pl', 'L');
   const beside = await round('hu', 'H');
   t.log(`healthy endpoints: ${alone} ms alone, ${beside} ms beside a hanging and a failing endpoint`);
-  // 64 deliveries at 16 at a time and 300 ms each take 1.2 s. Were the healthy endpoints held up by the hanging one,
-  // they would wait for its 10 s time-outs, four rounds of them (40 s); the bound leaves room for a loaded machine,
-  // where the failing endpoint's retry workflows share the worker's CPU.
-  t.true(beside < 3 * alone + 5_000, `not slowed: ${beside} ms beside the bad endpoints, ${alone} ms alone`);
-  // A hanging request stays open until the 10 s time-out: within 9.5 s of its arrival it is certainly still under way.
-  // (On a loaded machine the test outlives the first time-outs, so the next 16 may arrive: that is allowed.)
-  const openAtOnce = Math.max(0, ...hanging.requests.map((q) => hanging.requests.filter((o) => o.at <= q.at && q.at < o.at + 9_500).length));
-  t.true(openAtOnce <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `the hanging endpoint has at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} requests at once (${openAtOnce} of ${hanging.requests.length})`);
-  const arrivals = slowHealthy.requests.map((r) => r.at).sort((x, y) => x - y);
-  const busiest = Math.max(...arrivals.map((at) => arrivals.filter((other) => other >= at && other < at + 250).length));
-  t.true(busiest <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} requests at once (${busiest} arrived within 250 ms)`);
+  await hanging.waitFor((reqs) => reqs.length >= DEFAULT_PER_ENDPOINT_CONCURRENCY, 30_000);
+  // Not slowed, as an order of events rather than a time: everything reached the healthy endpoints while none of the
+  // hanging endpoint's attempts had ended (they end only when released below, or after 60 s).
+  t.is(await hangingAttempts(), 0, 'no attempt to the hanging endpoint had ended');
+  t.is(hanging.open, DEFAULT_PER_ENDPOINT_CONCURRENCY, 'its whole lane was still open');
+  // The bound, exactly: the hanging endpoint got its lane and not one request more; nobody ever had more than 16 open.
+  t.is(hanging.requests.length, DEFAULT_PER_ENDPOINT_CONCURRENCY);
+  for (const [name, r] of Object.entries({ hanging, failing, slowHealthy, otherAccount })) {
+    t.true(r.maxOpen <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `${name}: at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} requests open at once (${r.maxOpen})`);
+  }
+  t.true(slowHealthy.maxOpen > 1, 'the healthy endpoint was sent to in parallel');
   t.true([...slowHealthy.requests, ...otherAccount.requests].every((r) => r.verifyError === null));
-
-  // 30 failures in a row pause the failing endpoint (D14) through its actor, as on the workflow path.
-  await waitUntil(async () => (await db('webhook_endpoints').where({ id: endpoints.failing.id }).first()).state === 'paused', 30_000);
-  t.is((await db('webhook_endpoints').where({ id: endpoints.failing.id }).first()).pause_reason, 'consecutive_failures');
 
   // Disabling the hanging endpoint while its requests are under way: they end SKIPPED, and nothing more is sent.
   t.is((await disableEndpoint(db, demo, endpoints.hanging.id)).state, 'disabled');
-  await waitUntil(async () => (await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.endpoint_id', endpoints.hanging.id)).length === hanging.requests.length, 25_000);
-  const statuses = await db('webhook_deliveries').where({ endpoint_id: endpoints.hanging.id }).distinct('status').pluck('status');
-  t.deepEqual(statuses, ['SKIPPED']);
-  await new Promise((r) => setTimeout(r, 500));
-  t.true(hanging.requests.length <= DEFAULT_PER_ENDPOINT_CONCURRENCY, 'nothing was sent after the disable');
+  hanging.release(500);
+  await waitUntil(async () => (await hangingAttempts()) === DEFAULT_PER_ENDPOINT_CONCURRENCY, 30_000);
+  t.deepEqual(await db('webhook_deliveries').where({ endpoint_id: endpoints.hanging.id }).distinct('status').pluck('status'), ['SKIPPED']);
+  await new Promise((r) => setTimeout(r, 1_000));
+  t.is(hanging.requests.length, DEFAULT_PER_ENDPOINT_CONCURRENCY, 'nothing was sent after the disable');
+
+  // 30 failures in a row pause the failing endpoint (D14) through its actor, as on the workflow path.
+  await waitUntil(async () => (await db('webhook_endpoints').where({ id: endpoints.failing.id }).first()).state === 'paused', 60_000);
+  t.is((await db('webhook_endpoints').where({ id: endpoints.failing.id }).first()).pause_reason, 'consecutive_failures');
   await disableEndpoint(db, demo, endpoints.failing.id);
 });

@@ -1,0 +1,194 @@
+/**
+ * The dispatcher's sender on its own (issue 15, T10), on a real Postgres against real receivers, with the clock retries
+ * are due by under the test's control: the whole 1, 5, 15, 60, 240-minute schedule, FAILED after the sixth attempt,
+ * nothing early, nothing for a paused or disabled endpoint or a plan without webhooks, the pause check after 30 failures
+ * in a row, and the per-endpoint bound held across two senders of one process.
+ */
+import anyTest, { type TestFn } from 'ava';
+import type { Db } from '../../src/db/knex.js';
+import { DEFAULT_PER_ENDPOINT_CONCURRENCY, DirectSender } from '../../src/webhooks/direct.js';
+import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
+import { disableEndpoint, enableEndpoint } from '../../src/webhooks/endpoints.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, PAUSE_AFTER_CONSECUTIVE_FAILURES } from '../../src/webhooks/settings.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { closedPort, startReceiver, type Receiver } from '../helpers/receiver.js';
+import { waitUntil } from '../helpers/wait.js';
+import { accountId, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
+
+interface Context {
+  database: TestDatabase;
+  settings: ReturnType<typeof testSettings>;
+  receivers: Receiver[];
+}
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  const database = await createTestDatabase();
+  await isolateWebhooks(database.db);
+  await database.db('accounts').where({ code: 'demo' }).update({ plan_code: 'custom' });
+  t.context = { database, settings: testSettings({ timeoutMs: 5_000 }), receivers: [] };
+});
+
+test.after.always(async (t) => {
+  for (const r of t.context.receivers ?? []) await r.close();
+  await t.context.database?.drop();
+});
+
+async function receiver(t: { context: Context }, reply?: Receiver['reply']): Promise<Receiver> {
+  const r = await startReceiver({ reply });
+  t.context.receivers.push(r);
+  return r;
+}
+
+/** A sender whose clock the test moves; `checks` collects the endpoints it asked the actor about. */
+function sender(t: { context: Context }, start = Date.now()) {
+  const clock = { now: start };
+  const checks: string[] = [];
+  const s = new DirectSender(t.context.database.db, t.context.settings, { checkEndpoint: async (id) => { checks.push(id); }, now: () => clock.now });
+  /** Takes what is due, waits until it is sent and recorded; returns how many it took. */
+  const round = async () => {
+    const taken = await s.fill();
+    await waitUntil(async () => s.active === 0, 20_000);
+    return taken;
+  };
+  return { s, clock, checks, round };
+}
+
+/** Only this test's endpoint gets the next events: earlier ones are switched off. */
+async function onlyEndpoint(t: { context: Context }, url: string, rcv?: Receiver) {
+  const { db } = t.context.database;
+  await db('webhook_endpoints').whereNot('state', 'disabled').update({ state: 'disabled' });
+  const endpoint = await makeEndpoint(db, t.context.settings, { url, events: ['order.created'], shops: 'all' });
+  if (rcv) rcv.secret = endpoint.secret;
+  return endpoint;
+}
+
+async function deliveryOf(db: Db, eventId: string) {
+  return db('webhook_deliveries').where({ event_id: eventId }).first();
+}
+
+test.serial('When every attempt is refused, then the sender makes six attempts exactly 1, 5, 15, 60 and 240 minutes after the previous one ended, none early, and the delivery is FAILED', async (t) => {
+  const { db } = t.context.database;
+  const endpoint = await onlyEndpoint(t, `http://127.0.0.1:${await closedPort()}/hooks`);
+  const [eventId] = await emitOrderEvents(db, 1, { prefix: 'S' });
+  await dispatchOutboxBatch(db);
+  const { s, clock, round } = sender(t);
+  t.is(await round(), 1, 'the first attempt at once');
+  for (const [i, delay] of DEFAULT_RETRY_SCHEDULE_MS.entries()) {
+    const delivery = await deliveryOf(db, eventId);
+    t.like(delivery, { status: 'PENDING', attempts: i + 1 });
+    const due = (delivery.next_attempt_at as Date).getTime();
+    t.is(await s.nextDueAt(), due, 'the dispatcher would sleep until exactly then');
+    clock.now = due - 1;
+    t.is(await round(), 0, `attempt ${i + 2} is not made a millisecond early`);
+    clock.now = due;
+    t.is(await round(), 1, `attempt ${i + 2} is made when due`);
+    const attempts = await db('webhook_delivery_attempts').where({ delivery_id: delivery.id }).orderBy('attempt');
+    const [previous, last] = attempts.slice(-2);
+    t.is((last.attempted_at as Date).getTime() - ((previous.attempted_at as Date).getTime() + previous.duration_ms), delay);
+  }
+  const attempts = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.event_id', eventId).orderBy('a.attempt').select('a.attempt', 'a.outcome');
+  t.deepEqual(attempts.map((a) => [a.attempt, a.outcome]), [1, 2, 3, 4, 5, 6].map((n) => [n, 'connection_error']));
+  t.like(await deliveryOf(db, eventId), { status: 'FAILED', attempts: 6, next_attempt_at: null });
+  t.truthy((await deliveryOf(db, eventId)).completed_at);
+  clock.now += 24 * 3_600_000;
+  t.is(await round(), 0, 'nothing after the last attempt');
+  t.is(await s.nextDueAt(), null);
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 6);
+});
+
+test.serial('When the endpoint is paused while a retry waits, then nothing is sent when it falls due; a re-enable sends it; a disable makes a waiting one SKIPPED; a 302 is FAILED at once', async (t) => {
+  const { db } = t.context.database;
+  const seen = new Set<string>();
+  const rcv = await receiver(t, (req) => (String(req.body.data.order_code).startsWith('R302') ? { status: 302, headers: { Location: '/x' } } : seen.has(req.body.event_id) ? { status: 200 } : (seen.add(req.body.event_id), { status: 503 })));
+  const endpoint = await onlyEndpoint(t, rcv.url, rcv);
+  const demo = await accountId(db);
+  const [first] = await emitOrderEvents(db, 1, { prefix: 'P' });
+  await dispatchOutboxBatch(db);
+  const { s, clock, round } = sender(t);
+  t.is(await round(), 1);
+  const due = (await deliveryOf(db, first)).next_attempt_at.getTime();
+
+  await db('webhook_endpoints').where({ id: endpoint.id }).update({ state: 'paused', pause_reason: 'consecutive_failures', paused_at: db.fn.now() });
+  clock.now = due + 3_600_000;
+  t.is(await round(), 0, 'a paused endpoint gets nothing');
+  t.is(await s.nextDueAt(), null, 'and the dispatcher does not wake for it');
+  t.like(await deliveryOf(db, first), { status: 'PENDING', attempts: 1 });
+  await enableEndpoint(db, demo, endpoint.id);
+  t.is(await round(), 1, 're-enabled: the held retry goes at once');
+  t.like(await deliveryOf(db, first), { status: 'SENT', attempts: 2 });
+
+  const [second] = await emitOrderEvents(db, 1, { prefix: 'Q' });
+  await dispatchOutboxBatch(db);
+  t.is(await round(), 1);
+  t.like(await deliveryOf(db, second), { status: 'PENDING', attempts: 1 });
+  await emitOrderEvents(db, 1, { prefix: 'R302' });
+  await dispatchOutboxBatch(db);
+  t.is(await round(), 1);
+  t.like(await db('webhook_deliveries').where({ endpoint_id: endpoint.id, status: 'FAILED' }).first(), { attempts: 1, last_http_status: 302, next_attempt_at: null });
+
+  t.is((await disableEndpoint(db, demo, endpoint.id)).skipped, 1);
+  clock.now += 24 * 3_600_000;
+  t.is(await round(), 0);
+  t.like(await deliveryOf(db, second), { status: 'SKIPPED', attempts: 1 });
+  t.is(rcv.requests.length, 4, 'P twice, Q once, the 302 once');
+  t.true(rcv.requests.every((r) => r.verifyError === null));
+  // Exactly one SENT entry: one successful attempt in the log of the delivered one.
+  t.is((await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where({ 'd.event_id': first, 'a.outcome': 'success' })).length, 1);
+});
+
+test.serial('When the plan has no webhooks, then nothing is sent until it is restored', async (t) => {
+  const { db } = t.context.database;
+  const rcv = await receiver(t);
+  await onlyEndpoint(t, rcv.url, rcv);
+  const [eventId] = await emitOrderEvents(db, 1, { prefix: 'T' });
+  await dispatchOutboxBatch(db);
+  await db('accounts').where({ code: 'demo' }).update({ plan_code: 'trial' });
+  const { clock, round } = sender(t);
+  t.is(await round(), 0);
+  await db('accounts').where({ code: 'demo' }).update({ plan_code: 'custom' });
+  // The entitlement is re-read at most once a second (by the sender's clock).
+  clock.now += 1_001;
+  t.is(await round(), 1);
+  t.like(await deliveryOf(db, eventId), { status: 'SENT', attempts: 1 });
+});
+
+test.serial('When 30 attempts in a row fail, then the sender asks the endpoint\'s actor to check its limits', async (t) => {
+  const { db } = t.context.database;
+  const rcv = await receiver(t, () => ({ status: 500 }));
+  const endpoint = await onlyEndpoint(t, rcv.url, rcv);
+  await emitOrderEvents(db, PAUSE_AFTER_CONSECUTIVE_FAILURES, { prefix: 'U' });
+  await dispatchOutboxBatch(db);
+  const { checks, round } = sender(t);
+  let taken = 0;
+  while (taken < PAUSE_AFTER_CONSECUTIVE_FAILURES) taken += await round();
+  await waitUntil(async () => checks.includes(endpoint.id));
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, PAUSE_AFTER_CONSECUTIVE_FAILURES);
+  t.true(rcv.maxOpen <= DEFAULT_PER_ENDPOINT_CONCURRENCY);
+});
+
+test.serial('When two senders of one process run at once (a dispatcher run and its successor), then one endpoint still has at most 16 requests open', async (t) => {
+  const { db } = t.context.database;
+  const rcv = await receiver(t, () => 'hang');
+  await onlyEndpoint(t, rcv.url, rcv);
+  await emitOrderEvents(db, 40, { prefix: 'V' });
+  await dispatchOutboxBatch(db);
+  const first = sender(t);
+  const second = sender(t);
+  const taken = (await first.s.fill()) + (await second.s.fill());
+  t.is(taken, DEFAULT_PER_ENDPOINT_CONCURRENCY);
+  await rcv.waitFor((reqs) => reqs.length >= DEFAULT_PER_ENDPOINT_CONCURRENCY);
+  t.is(await second.s.fill(), 0, 'the lane is full for both');
+  rcv.release(200);
+  await waitUntil(async () => first.s.active === 0 && second.s.active === 0);
+  // Refilled as the lane frees, never beyond it.
+  for (let round = 0; rcv.requests.length < 40 && round < 20; round++) {
+    await Promise.all([first.s.fill(), second.s.fill()]);
+    await new Promise((r) => setTimeout(r, 100));
+    rcv.release(200);
+    await waitUntil(async () => first.s.active === 0 && second.s.active === 0);
+  }
+  t.is(rcv.requests.length, 40);
+  t.true(rcv.maxOpen <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} open (${rcv.maxOpen})`);
+  t.is(new Set(rcv.requests.map((r) => r.body.event_id)).size, 40, 'each delivery sent once');
+});
