@@ -38,6 +38,10 @@ import {
   claimsStatistics, claimsTemplates,
 } from './areas/claims.js';
 import { couponsActivationLink, couponsActivationStatus, couponsCapabilities, couponsGet, couponsList } from './areas/coupons.js';
+import {
+  availabilitiesDraft, availabilitiesPropose, categoriesContentPropose, categoryContentDraft, claimsConfigDraft, claimsSettingsPropose, productContentDraft,
+  productsContentPropose,
+} from './areas/proposals.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -142,6 +146,14 @@ export const capabilities: readonly Capability[] = [
   analyticsSeoCapability,
   searchConsoleStatusCapability,
   searchConsoleQueryCapability,
+  productsContentPropose,
+  categoriesContentPropose,
+  availabilitiesPropose,
+  claimsSettingsPropose,
+  availabilitiesDraft,
+  productContentDraft,
+  categoryContentDraft,
+  claimsConfigDraft,
 ];
 
 /** Capabilities by their MCP tool name. */

@@ -1,0 +1,50 @@
+/** Proposal workflows on Temporal: starting one per proposal, a person's decision as an Update, and the reconcile path. */
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Db } from '../db/knex.js';
+import { AppError } from '../errors.js';
+import { markWorkflowStarted, unstartedProposals } from '../proposals/lifecycle.js';
+import { proposalWorkflowId } from '../proposals/model.js';
+import type { DecideInput, DecideResult, ProposalInput } from '../../workflows/proposal.js';
+import { TASK_QUEUE } from './constants.js';
+
+/** Starts the workflow of a stored proposal (idempotent: an existing or finished one is never started again) and marks it started. */
+export async function startProposalWorkflow(db: Db, client: Client, draftId: string, taskQueue: string = TASK_QUEUE): Promise<void> {
+  try {
+    const args: [ProposalInput] = [{ draftId }];
+    await client.workflow.start('proposalWorkflow', { taskQueue, workflowId: proposalWorkflowId(draftId), args, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  await markWorkflowStarted(db, [draftId]);
+}
+
+/**
+ * Starts the workflows of proposals stored without one (the process stopped between the insert and the start, or
+ * Temporal was unreachable then). Only proposals older than `graceMs` are taken, so a start in progress is left alone.
+ */
+export async function reconcileProposalWorkflows(db: Db, client: Client, taskQueue: string = TASK_QUEUE, now: Date = new Date(), graceMs = 30_000): Promise<number> {
+  const drafts = await unstartedProposals(db, new Date(now.getTime() - graceMs));
+  for (const draftId of drafts) await startProposalWorkflow(db, client, draftId, taskQueue);
+  return drafts.length;
+}
+
+/**
+ * A person's decision: sent as the workflow's `decide` Update, whose answer is the proposal's state once carried out.
+ * A decided or expired proposal is refused by the workflow's validator (or is no longer running): PROPOSAL_ALREADY_DECIDED.
+ */
+export async function decideProposal(client: Client, draftId: string, decision: DecideInput): Promise<DecideResult> {
+  const handle = client.workflow.getHandle(proposalWorkflowId(draftId));
+  try {
+    return await handle.executeUpdate<DecideResult, [DecideInput]>('decide', { args: [decision] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      const cause = error.cause as { type?: string; message?: string } | undefined;
+      if (cause?.type === 'REASON_REQUIRED') throw new AppError('INVALID_PARAMETER', 'A rejection needs a reason.', { param: 'reason', reason: 'required' });
+      throw new AppError('PROPOSAL_ALREADY_DECIDED', cause?.message ?? 'The proposal was already decided.', {});
+    }
+    if (error instanceof WorkflowNotFoundError || /workflow execution already completed/i.test(String((error as Error).message))) {
+      throw new AppError('PROPOSAL_ALREADY_DECIDED', 'The proposal is no longer waiting for a decision.', {});
+    }
+    throw error;
+  }
+}
