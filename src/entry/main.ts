@@ -13,6 +13,7 @@ import { createWorker } from '../temporal/worker.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
 import { ensureAutomationWorkflows } from '../temporal/automations.js';
+import { reconcileProposalWorkflows } from '../temporal/proposals.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
@@ -61,6 +62,8 @@ async function main(): Promise<void> {
     await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
     // The automation consumer (its own outbox position; idempotent to start).
     await ensureAutomationWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
+    // Proposals stored without a workflow (a stop between the insert and the start) get theirs now (idempotent).
+    await reconcileProposalWorkflows(db, new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), TASK_QUEUE, new Date(), 0);
     await clientConnection.close();
 
     if (config.DEMO_DATA && (await databaseIsEmpty(db))) {

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { fieldHash } from '../content/hash.js';
 import { recordEvent } from '../events/outbox.js';
-import { TEXT_COLUMNS, type TextField } from './model.js';
+import { orderedFields, TEXT_COLUMNS, type TextField } from './model.js';
 
 export type ContentSource = 'ui' | 'assistant' | 'mcp' | 'autonomous';
 
@@ -26,7 +26,7 @@ export interface ContentWrite {
 
 /** Stores the texts the shop kept in our catalogue and logs the write; returns the changed fields and the event id (null when nothing changed). */
 export async function recordContentWrite(trx: Knex.Transaction, write: ContentWrite): Promise<{ changedFields: TextField[]; eventId: string | null }> {
-  const fields = Object.keys(write.after) as TextField[];
+  const fields = orderedFields(Object.keys(write.after)) as TextField[];
   const changedFields = fields.filter((f) => fieldHash(write.before[f]) !== fieldHash(write.after[f]));
   const table = write.entity === 'product' ? 'products' : 'categories';
   const key = write.entity === 'product' ? 'code' : 'guid';

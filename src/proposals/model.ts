@@ -57,6 +57,13 @@ export const PRODUCT_TEXT_FIELDS = ['description', 'shortDescription', 'metaTitl
 export const CATEGORY_TEXT_FIELDS = ['description', 'descriptionBottom', 'metaTitle', 'metaDescription'] as const;
 export type TextField = (typeof PRODUCT_TEXT_FIELDS)[number] | (typeof CATEGORY_TEXT_FIELDS)[number];
 
+/** Fields in the order reads list them (jsonb does not keep key order). */
+const FIELD_ORDER = ['description', 'shortDescription', 'descriptionBottom', 'metaTitle', 'metaDescription', 'name', 'meaning', 'onStockHours', 'deliveryHours', 'value'];
+export function orderedFields(fields: readonly string[]): string[] {
+  const rank = (f: string) => (FIELD_ORDER.includes(f) ? FIELD_ORDER.indexOf(f) : FIELD_ORDER.length);
+  return [...fields].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** Column of each text field in `products` / `categories`. */
 export const TEXT_COLUMNS: Record<TextField, string> = {
   description: 'description', shortDescription: 'short_description', descriptionBottom: 'description_bottom', metaTitle: 'meta_title', metaDescription: 'meta_description',

@@ -4,7 +4,7 @@ import { fieldHash } from '../content/hash.js';
 import { AppError } from '../errors.js';
 import type { Value } from './create.js';
 import type { ItemResult } from './write.js';
-import { DRAFT_ID_PATTERN, type ProposalKind } from './model.js';
+import { DRAFT_ID_PATTERN, orderedFields, type ProposalKind } from './model.js';
 
 export interface PreviewField {
   field: string;
@@ -47,7 +47,7 @@ async function view(db: Db, row: Record<string, any>): Promise<DraftView> {
     decision: row.decision ? { decision: row.decision, by: row.decided_by, reason: row.decision_reason, at: iso(row.decided_at)! } : null,
     items: items.map((i) => ({
       entity: i.entity, id: i.entity_id, name: i.entity_name, status: i.status, result: i.result ?? null,
-      preview: Object.keys(i.changes).map((field) => ({
+      preview: orderedFields(Object.keys(i.changes)).map((field) => ({
         field, before: i.before[field] ?? null, after: i.changes[field],
         beforeHash: isText(i.entity) ? fieldHash(i.before[field] as string | null) : null, afterHash: isText(i.entity) ? fieldHash(i.changes[field] as string | null) : null,
       })),

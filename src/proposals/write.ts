@@ -14,7 +14,7 @@ import { getSyncShop, type SyncShop } from '../sync/shops.js';
 import { getClaimsSettingsDocument, writeClaimsSetting } from './claimsSettings.js';
 import { readPath, type Value } from './create.js';
 import { recordContentWrite } from './contentWrites.js';
-import { AVAILABILITY_FIELDS, TEXT_COLUMNS, type AvailabilityField, type ItemOutcome, type ItemStatus, type TextField } from './model.js';
+import { AVAILABILITY_FIELDS, orderedFields, TEXT_COLUMNS, type AvailabilityField, type ItemOutcome, type ItemStatus, type TextField } from './model.js';
 
 export interface ProposalWriteDeps {
   db: Db;
@@ -129,7 +129,7 @@ export async function writeProposalItem(deps: ProposalWriteDeps, itemId: string,
     const texts = item.changes as ContentTexts;
     const kept = item.entity === 'product' ? await adapter.writeProductTexts(shop, item.entity_id, texts) : await adapter.writeCategoryTexts(shop, item.entity_id, texts);
     await deps.afterShopWrite?.(itemId);
-    const fields = Object.keys(texts) as TextField[];
+    const fields = orderedFields(Object.keys(texts)) as TextField[];
     const stored = Object.fromEntries(fields.map((f) => [f, kept[f] ?? null])) as Record<TextField, string | null>;
     const warnings = fields.filter((f) => stored[f] !== texts[f]).map((f) => `The shop changed \`${f}\` on saving (markup it does not keep was removed); the stored text is what the result and the event hash.`);
     return finishItem(db, itemId, 'written', { stored, afterHash: Object.fromEntries(fields.map((f) => [f, fieldHash(stored[f])])), warnings, error: null, eventId: null }, async (trx, locked) => {
