@@ -44,11 +44,10 @@ export const stateQuery = defineQuery<string>('state');
 /** Carries one proposal from preparation to its final state; returns that state. */
 export async function proposalWorkflow(input: ProposalInput): Promise<string> {
   const { draftId } = input;
-  const proposal = await loadProposal({ draftId });
-  if (isFinal(proposal.status)) return proposal.status;
-  let decision: Decision | null = proposal.decision;
+  let decision: Decision | null = null;
   let final: string | null = null;
-  let phase = decision ? 'writing' : 'waiting';
+  // Handlers first, before any await: a decision sent right after the start is buffered for them, never refused.
+  let phase: 'loading' | 'waiting' | 'writing' | 'expired' = 'loading';
 
   setHandler(stateQuery, () => final ?? phase);
   setHandler(decideUpdate, async (d) => {
@@ -57,11 +56,22 @@ export async function proposalWorkflow(input: ProposalInput): Promise<string> {
     return { status: final! };
   }, {
     validator: (d) => {
-      if (decision !== null || phase !== 'waiting') throw ApplicationFailure.nonRetryable(`The proposal is already ${final ?? (decision ? 'decided' : phase)}.`, 'PROPOSAL_ALREADY_DECIDED');
+      if (decision !== null || (phase !== 'waiting' && phase !== 'loading')) {
+        throw ApplicationFailure.nonRetryable(`The proposal is already ${final ?? (decision ? 'decided' : phase)}.`, 'PROPOSAL_ALREADY_DECIDED');
+      }
       if (!d.approve && !(d.reason ?? '').trim()) throw ApplicationFailure.nonRetryable('A rejection needs a reason.', 'REASON_REQUIRED');
       if (typeof d.by !== 'string' || d.by.length === 0) throw ApplicationFailure.nonRetryable('Who decides is required.', 'INVALID_DECISION');
     },
   });
+
+  const proposal = await loadProposal({ draftId });
+  if (isFinal(proposal.status)) {
+    final = proposal.status;
+    return final;
+  }
+  // A decision recorded before a restart of this workflow stands.
+  decision ??= proposal.decision;
+  phase = decision ? 'writing' : 'waiting';
 
   // Texts in autonomous mode are approved by policy; the dictionary and claims settings always wait for a person (D13).
   if (!decision && proposal.writeMode === 'autonomous' && (proposal.kind === 'product_texts' || proposal.kind === 'category_texts')) {
