@@ -17,6 +17,9 @@ import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
 import { lazyTemporalAccess, type TemporalAccess } from '../../src/temporal/access.js';
 import { decideProposal } from '../../src/temporal/proposals.js';
 import { createWorker } from '../../src/temporal/worker.js';
+import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
+import { syncArea } from '../../src/sync/runner.js';
+import { findSyncShop } from '../../src/sync/shops.js';
 import { AppError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectLegacy, connectModern, toolError } from '../helpers/mcp.js';
@@ -131,6 +134,27 @@ test.serial('When a 2026-07-28 client proposes product texts and a person approv
   const forbidden = await api(t.context.server, `/catalog/product-content-drafts/${draft.draftId}`, noScope);
   t.is(forbidden.status, 403);
   t.is(forbidden.body.error.code, 'INSUFFICIENT_SCOPE');
+});
+
+test.serial('When the catalogue syncs after an approved write, then it reads back what the shop stored: no divergence, and no content event from the sync', async (t) => {
+  const { db } = t.context.database;
+  const p = await product(t, 'sk', 50);
+  const draft = data(await call(t.context.modern, 'products_content_propose', {
+    market: 'sk', products: [{ code: p.code, fingerprint: p.content.fingerprint, fields: { description: '<p>Kept</p><script>dropped()</script>' } }],
+  }));
+  t.is((await decideProposal(await t.context.temporal.client(), draft.draftId, { approve: true, by: 'person:1' })).status, 'written_with_warnings');
+  const stored = (await db('demo_shop_writes').where({ shop_id: p.shop.id, kind: 'product_texts', key: p.code }).first()).value.description;
+  t.is(stored, '<p>Kept</p>');
+  // Our copy is lost (as if an older sync had overwritten it); the next catalogue sync must bring back what the shop stores.
+  await db('products').where({ shop_id: p.shop.id, code: p.code }).update({ description: p.content.fields.description.value });
+  const events = await db('outbox_events').count('* as n').first();
+  const platform = new DemoPlatform({ db });
+  const shop = (await findSyncShop(db, 'demo', 'sk'))!;
+  await syncArea(db, platform, shop, 'catalogue', platform.now(shop), { batchSize: 500 });
+  const served = (await api(t.context.server, `/products/${encodeURIComponent(p.code)}/content?market=sk`, t.context.key)).body.data;
+  t.is(served.fields.description.value, stored);
+  t.is(served.fields.description.hash, fieldHash(stored));
+  t.deepEqual(await db('outbox_events').count('* as n').first(), events, 'the sync announces nothing');
 });
 
 test.serial('When a 2025-11-25 client proposes category texts, the dictionary and claims settings, then each drafts path serves its proposal', async (t) => {
