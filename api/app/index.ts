@@ -24,6 +24,7 @@ import { keysRoutes } from './pages/keys.js';
 import { webhooksRoutes } from './pages/webhooks.js';
 import { consentRoutes } from './pages/consent.js';
 import { accountInfoRoutes } from './pages/accountInfo.js';
+import { approvalsRoutes } from './pages/approvals.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -93,6 +94,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(webhooksRoutes(deps));
   router.use(consentRoutes(deps));
   router.use(accountInfoRoutes(deps));
+  router.use(approvalsRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
