@@ -29,5 +29,36 @@ export function wordDiff(before: string, after: string): DiffSegment[] {
   }
   while (i < n) push('del', a[i++]);
   while (j < m) push('ins', b[j++]);
+  return grouped(out);
+}
+
+/**
+ * Reads better as "removed phrase, added phrase": a change interrupted only by kept whitespace is one change, and
+ * the removed and added words of a change come as one run each.
+ */
+function grouped(segments: DiffSegment[]): DiffSegment[] {
+  const out: DiffSegment[] = [];
+  let del = '';
+  let ins = '';
+  const flush = () => {
+    if (del) out.push({ op: 'del', text: del });
+    if (ins) out.push({ op: 'ins', text: ins });
+    del = '';
+    ins = '';
+  };
+  segments.forEach((s, k) => {
+    const inChange = del !== '' || ins !== '';
+    const nextChanges = k + 1 < segments.length && segments[k + 1].op !== 'same';
+    if (s.op === 'del') del += s.text;
+    else if (s.op === 'ins') ins += s.text;
+    else if (inChange && nextChanges && /^\s+$/.test(s.text)) {
+      del += s.text;
+      ins += s.text;
+    } else {
+      flush();
+      out.push(s);
+    }
+  });
+  flush();
   return out;
 }
