@@ -215,6 +215,41 @@ test.serial('When texts are proposed in autonomous mode, then they are written a
   t.is((await getDraft(db, t.context.accountId, null, dict)).status, 'pending');
 });
 
+test.serial('When a category-text proposal is approved, then it is written with one category event; product and dictionary proposals can be rejected too', async (t) => {
+  const { db } = t.context.database;
+  const a = await author(t, 'sk');
+  const guid = (await db('categories').where({ shop_id: a.shop.id }).orderBy('guid').offset(1).first('guid')).guid;
+  const c = (await getCategoryContent(db, a.shop.id, guid))!;
+  const draftId = await createTextProposal(db, a, 'category', [{ id: guid, fingerprint: c.fingerprint, fields: { description: '<p>Nový horný text</p>', metaDescription: 'Nový popis' } }], null, await clock(t));
+  const handle = await start(t, draftId);
+  await waitForState(t, draftId);
+  t.is((await decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:2' })).status, 'written');
+  t.is(await handle.result(), 'written');
+  const stored = (await db('demo_shop_writes').where({ shop_id: a.shop.id, kind: 'category_texts', key: guid }).first()).value;
+  const events = await db('outbox_events').where({ event_type: 'category_content.changed', resource_id: guid });
+  t.is(events.length, 1);
+  t.like(events[0].data, { entity: 'category', entity_id: guid, source: 'mcp', source_run_id: draftId, changed_fields: ['description', 'metaDescription'] });
+  t.deepEqual(events[0].data.before_hash, { description: c.fields.description.hash, metaDescription: c.fields.metaDescription.hash });
+  t.deepEqual(events[0].data.after_hash, { description: fieldHash(stored.description), metaDescription: fieldHash(stored.metaDescription) });
+  t.is((await getCategoryContent(db, a.shop.id, guid))!.fields.description.value, stored.description);
+
+  const [code] = await products(db, a.shop.id, 7).then((x) => x.slice(6));
+  const p = (await getProductContent(db, a.shop.id, code))!;
+  const entry = await db('availabilities').where({ shop_id: a.shop.id }).orderBy('position').offset(4).first();
+  for (const draft of [
+    await createTextProposal(db, a, 'product', [{ id: code, fingerprint: p.fingerprint, fields: { metaTitle: 'Rejected title' } }], null, await clock(t)),
+    await createAvailabilityProposal(db, a, [{ id: entry.availability_id, name: 'Rejected name' }], null, await clock(t)),
+  ]) {
+    const h = await start(t, draft);
+    await waitForState(t, draft);
+    t.is((await decideProposal(t.context.env.client, draft, { approve: false, by: 'person:2', reason: 'No' })).status, 'rejected');
+    t.is(await h.result(), 'rejected');
+    t.deepEqual((await getDraft(db, t.context.accountId, null, draft)).items.map((i) => i.status), ['pending']);
+  }
+  t.is((await getProductContent(db, a.shop.id, code))!.fields.metaTitle.value, p.fields.metaTitle.value);
+  t.is((await db('availabilities').where({ shop_id: a.shop.id, availability_id: entry.availability_id }).first()).name, entry.name);
+});
+
 test.serial('When a proposal was stored but its workflow never started, then the reconcile path starts it once', async (t) => {
   const { db } = t.context.database;
   const a = await author(t, 'sk');
@@ -233,10 +268,13 @@ test.serial('When nobody decides for seven days, then every kind expires on its 
   const [code] = await products(db, a.shop.id, 5).then((c) => c.slice(4));
   const c = (await getProductContent(db, a.shop.id, code))!;
   const entry = (await db('availabilities').where({ shop_id: a.shop.id }).orderBy('position').first());
+  const guid = (await db('categories').where({ shop_id: a.shop.id }).orderBy('guid').offset(5).first('guid')).guid;
+  const cat = (await getCategoryContent(db, a.shop.id, guid))!;
   const drafts = [
     await createTextProposal(db, a, 'product', [{ id: code, fingerprint: c.fingerprint, fields: { metaDescription: 'Expiring text' } }], null, await clock(t)),
     await createAvailabilityProposal(db, a, [{ id: entry.availability_id, deliveryHours: (entry.delivery_hours ?? 0) + 24 }], null, await clock(t)),
     await createClaimsProposal(db, a, { 'configuration.form.allowsPhotos': false }, null, await clock(t)),
+    await createTextProposal(db, a, 'category', [{ id: guid, fingerprint: cat.fingerprint, fields: { metaTitle: 'Expiring category title' } }], null, await clock(t)),
   ];
   for (const draftId of drafts) {
     const handle = await start(t, draftId);
