@@ -12,7 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { fieldHash } from '../../src/content/hash.js';
 import { installRuntimeLogger } from '../../src/temporal/worker.js';
-import { createTextProposal } from '../../src/proposals/create.js';
+import { createAvailabilityProposal, createTextProposal } from '../../src/proposals/create.js';
 import { proposalWorkflowId } from '../../src/proposals/model.js';
 import { getDraft } from '../../src/proposals/queries.js';
 import { getProductContent } from '../../src/queries/content.js';
@@ -93,4 +93,35 @@ test.serial('When the worker is killed after the shop took an item but before it
   t.deepEqual(e1.data.before_hash, { metaTitle: contents[1]!.fields.metaTitle.hash }, 'before is the text before the proposal');
   t.deepEqual(e1.data.after_hash, { metaTitle: fieldHash('Crash test title 1') });
   t.is((await db('content_writes').where({ source_run_id: draftId })).length, 3);
+});
+
+test.serial('When the worker dies in the middle of a dictionary write, then the proposal is `writing` meanwhile and ends `executed` with each entry written once', async (t) => {
+  t.timeout(180_000);
+  const { db } = t.context.database;
+  const taskQueue = `test-proposal-crash-${crypto.randomBytes(4).toString('hex')}`;
+  const account = (await findAccountByCode(db, 'demo'))!;
+  const shop = (await findShopByCode(db, account.id, 'sk'))!;
+  const entries = await db('availabilities').where({ shop_id: shop.id }).orderBy('position').limit(2);
+  const now = new Date(await t.context.env.currentTimeMs());
+  const draftId = await createAvailabilityProposal(db, { accountId: account.id, shop, writeMode: 'proposals', createdBy: 'key:test' },
+    entries.map((e) => ({ id: e.availability_id, deliveryHours: (e.delivery_hours ?? 0) + 48 })), null, now);
+
+  const first = startWorkerProcess(t, taskQueue, 0);
+  await first.ready;
+  await startProposalWorkflow(db, t.context.env.client, draftId, taskQueue);
+  const decision = decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' });
+  await first.midWrite;
+  t.is((await getDraft(db, account.id, null, draftId)).status, 'writing');
+  t.is(await t.context.env.client.workflow.getHandle(proposalWorkflowId(draftId)).query<string>('state'), 'writing');
+  first.child.kill('SIGKILL');
+  await new Promise((resolve) => first.child.once('exit', resolve));
+
+  const second = startWorkerProcess(t, taskQueue);
+  await second.ready;
+  t.is((await decision).status, 'executed');
+  const draft = await getDraft(db, account.id, null, draftId);
+  t.deepEqual(draft.items.map((i) => [i.status, i.result?.stored?.deliveryHours]), entries.map((e) => ['written', (e.delivery_hours ?? 0) + 48]));
+  const history = await t.context.env.client.workflow.getHandle(proposalWorkflowId(draftId)).fetchHistory();
+  t.is((history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'writeProposalItem').length, 2);
+  for (const e of entries) t.is((await db('availabilities').where({ shop_id: shop.id, availability_id: e.availability_id }).first()).delivery_hours, (e.delivery_hours ?? 0) + 48);
 });
