@@ -5,6 +5,8 @@ import { AppError } from '../errors.js';
 import { markWorkflowStarted, unstartedProposals } from '../proposals/lifecycle.js';
 import { proposalWorkflowId } from '../proposals/model.js';
 import type { DecideInput, DecideResult, ProposalInput } from '../../workflows/proposal.js';
+import { logger } from '../logger.js';
+import type { TemporalAccess } from './access.js';
 import { TASK_QUEUE } from './constants.js';
 
 /** Starts the workflow of a stored proposal (idempotent: an existing or finished one is never started again) and marks it started. */
@@ -47,4 +49,23 @@ export async function decideProposal(client: Client, draftId: string, decision: 
     }
     throw error;
   }
+}
+
+/**
+ * Runs the reconcile path every `intervalMs` in an API process (where a tool's start can fail while Temporal is
+ * unreachable), so such a proposal gets its workflow — and its expiry timer — without waiting for a restart.
+ */
+export function startProposalReconciler(db: Db, access: TemporalAccess, intervalMs = 60_000): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void access.client()
+      .then((client) => reconcileProposalWorkflows(db, client, access.taskQueue ?? TASK_QUEUE))
+      .then((started) => { if (started > 0) logger.info({ started }, 'proposal workflows started by the reconcile path'); })
+      .catch((err: unknown) => logger.warn({ err }, 'proposal reconcile failed; retried on the next round'))
+      .finally(() => { running = false; });
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

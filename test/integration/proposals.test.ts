@@ -11,11 +11,12 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { allScopes } from '../../src/auth/scopes.js';
 import { fieldHash } from '../../src/content/hash.js';
-import { prepareTextItems } from '../../src/proposals/create.js';
+import { createTextProposal, prepareTextItems } from '../../src/proposals/create.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
 import { lazyTemporalAccess, type TemporalAccess } from '../../src/temporal/access.js';
-import { decideProposal } from '../../src/temporal/proposals.js';
+import { decideProposal, startProposalReconciler } from '../../src/temporal/proposals.js';
+import { waitUntil } from '../helpers/wait.js';
 import { createWorker } from '../../src/temporal/worker.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
@@ -236,4 +237,21 @@ test.serial('When the server has no write path, then a proposal tool answers WRI
   const result = await call(client, 'products_content_propose', { market: 'sk', products: [{ code: p.code, fingerprint: p.content.fingerprint, fields: { metaTitle: 'nope' } }] });
   t.is(toolError(result).error.code, 'WRITES_UNAVAILABLE');
   await client.close();
+});
+
+test.serial('When a proposal\'s workflow could not be started, then the API process\'s reconciler starts it on its next round', async (t) => {
+  const { db } = t.context.database;
+  const p = await product(t, 'sk', 60);
+  const draftId = await createTextProposal(db, { accountId: (await findAccountByCode(db, 'demo'))!.id, shop: p.shop, writeMode: 'proposals', createdBy: 'key:test' },
+    'product', [{ id: p.code, fingerprint: p.content.fingerprint, fields: { metaTitle: 'Reconciled' } }], null, new Date(Date.now() - 120_000));
+  t.is((await db('proposals').where({ draft_id: draftId }).first()).workflow_started_at, null);
+  const stop = startProposalReconciler(db, t.context.temporal, 100);
+  try {
+    await waitUntil(async () => (await db('proposals').where({ draft_id: draftId }).first()).workflow_started_at !== null, 20_000);
+  } finally {
+    stop();
+  }
+  const client = await t.context.temporal.client();
+  await waitUntil(async () => (await client.workflow.getHandle(`proposal-${draftId}`).query<string>('state').catch(() => null)) === 'waiting', 20_000);
+  t.is((await decideProposal(client, draftId, { approve: true, by: 'person:1' })).status, 'written');
 });
