@@ -145,6 +145,7 @@ export async function writeProposalItem(deps: ProposalWriteDeps, itemId: string,
   if (item.entity === 'availability') {
     const adapter = adapterOf(deps.platforms, shop);
     const row = await db('availabilities').where({ shop_id: item.shop_id, availability_id: item.entity_id }).first();
+    if (!row) return finishItem(db, itemId, 'failed', failure('PROPOSAL_TARGET_NOT_FOUND', `The shop no longer has availability ${item.entity_id}.`));
     const entry = {
       id: item.entity_id, name: row.name as string, meaning: row.meaning, onStockHours: row.on_stock_hours as number | null, deliveryHours: row.delivery_hours as number | null,
       ...(item.changes as Record<string, never>),
