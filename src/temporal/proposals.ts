@@ -34,10 +34,17 @@ export async function reconcileProposalWorkflows(db: Db, client: Client, taskQue
  * A person's decision: sent as the workflow's `decide` Update, whose answer is the proposal's state once carried out.
  * A decided or expired proposal is refused by the workflow's validator (or is no longer running): PROPOSAL_ALREADY_DECIDED.
  */
-export async function decideProposal(client: Client, draftId: string, decision: DecideInput): Promise<DecideResult> {
+export async function decideProposal(client: Client, draftId: string, decision: DecideInput, waitMs = 25_000): Promise<DecideResult> {
   const handle = client.workflow.getHandle(proposalWorkflowId(draftId));
   try {
-    return await handle.executeUpdate<DecideResult, [DecideInput]>('decide', { args: [decision] });
+    // The write's outcome, or — should the shop be slow — the phase the workflow is in when a person's page cannot
+    // wait longer (the drafts path and the history show the end). A refusal by the validator comes at once.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), waitMs); });
+    const update = handle.executeUpdate<DecideResult, [DecideInput]>('decide', { args: [decision] });
+    update.catch(() => undefined);
+    const outcome = await Promise.race([update, late]).finally(() => clearTimeout(timer));
+    return outcome ?? { status: await handle.query<string>('state') };
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = error.cause as { type?: string; message?: string } | undefined;

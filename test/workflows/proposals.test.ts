@@ -24,6 +24,8 @@ const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
   const database = await createTestDatabase();
+  // A completed workflow's result is the proposal's final state, stored by its last activity.
+  completedStatus = async (workflowId) => (await database.db('proposals').where({ draft_id: workflowId.replace(/^proposal-/, '') }).first('status')).status;
   const { env, taskQueue, stop } = await startTimeSkippingWorker(database.db, { queuePrefix: 'test-proposals' });
   const account = await findAccountByCode(database.db, 'demo');
   t.context = { database, env, taskQueue, stop, accountId: account!.id };
@@ -48,6 +50,22 @@ async function products(db: Db, shopId: string, n: number): Promise<string[]> {
 async function clock(t: { context: Context }): Promise<Date> {
   return new Date(await t.context.env.currentTimeMs());
 }
+
+/**
+ * Waits until the workflow completed and returns its result — without `handle.result()`, which lets the test server
+ * skip time while it waits and would expire every other proposal still waiting (only the expiry test wants that).
+ */
+async function completed(handle: { describe: () => Promise<{ status: { name: string } }>; workflowId: string }): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const { status } = await handle.describe();
+    if (status.name === 'COMPLETED') return completedStatus(handle.workflowId);
+    if (status.name !== 'RUNNING') throw new Error(`${handle.workflowId} ${status.name}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${handle.workflowId} did not complete`);
+}
+
+let completedStatus: (workflowId: string) => Promise<string>;
 
 async function start(t: { context: Context }, draftId: string) {
   await startProposalWorkflow(t.context.database.db, t.context.env.client, draftId, t.context.taskQueue);
@@ -85,7 +103,7 @@ test.serial('When a person approves product texts, then the shop stores them, th
   await waitForState(t, draftId);
   const outcome = await decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1', reason: null });
   t.is(outcome.status, 'written_with_warnings', 'the shop stripped markup: a shop warning');
-  t.is(await handle.result(), 'written_with_warnings');
+  t.is(await completed(handle), 'written_with_warnings');
 
   // What the demo shop stored, read straight from its own table.
   const stored = (await db('demo_shop_writes').where({ shop_id: a.shop.id, kind: 'product_texts', key: code1 }).first()).value;
@@ -130,7 +148,7 @@ test.serial('When a person rejects a category-text proposal, then nothing is wri
   t.is((noReason as AppError).code, 'INVALID_PARAMETER');
   const outcome = await decideProposal(t.context.env.client, draftId, { approve: false, by: 'person:1', reason: 'Not our tone' });
   t.is(outcome.status, 'rejected');
-  t.is(await handle.result(), 'rejected');
+  t.is(await completed(handle), 'rejected');
   const draft = await getDraft(db, t.context.accountId, null, draftId);
   t.is(draft.status, 'rejected');
   t.is(draft.decision!.reason, 'Not our tone');
@@ -152,7 +170,7 @@ test.serial('When a dictionary proposal is approved after one entry changed in t
     const handle = await start(t, draftId);
     await waitForState(t, draftId);
     const outcome = await decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' });
-    t.is(await handle.result(), outcome.status);
+    t.is(await completed(handle), outcome.status);
     return getDraft(db, t.context.accountId, null, draftId);
   };
   const partial = await run([1]);
@@ -177,7 +195,7 @@ test.serial('When a claims-settings proposal is approved, then the setting is wr
   const handle = await start(t, draftId);
   await waitForState(t, draftId);
   t.is((await decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' })).status, 'written');
-  t.is(await handle.result(), 'written');
+  t.is(await completed(handle), 'written');
   const now = (await db('claims_settings').where({ shop_id: a.shop.id }).first()).settings;
   t.is(now.refundOptions.refundCouponValidityDays, current.refundOptions.refundCouponValidityDays + 30);
   t.false(now.configuration.form.requiresOrderNumber);
@@ -186,7 +204,7 @@ test.serial('When a claims-settings proposal is approved, then the setting is wr
   const h2 = await start(t, second);
   await waitForState(t, second);
   t.is((await decideProposal(t.context.env.client, second, { approve: false, by: 'person:1', reason: 'no' })).status, 'rejected');
-  t.is(await h2.result(), 'rejected');
+  t.is(await completed(h2), 'rejected');
   t.is((await db('claims_settings').where({ shop_id: a.shop.id }).first()).settings.refundOptions.couponInForm, now.refundOptions.couponInForm);
 });
 
@@ -198,7 +216,7 @@ test.serial('When texts are proposed in autonomous mode, then they are written a
   // The shop removes the script, so the stored description equals the current one: no change, no event for that field.
   const draftId = await createTextProposal(db, a, 'product', [{ id: code, fingerprint: c.fingerprint, fields: { description: `${c.fields.description.value ?? ''}<script>x()</script>`, metaTitle: 'Autonomous title' } }], null, await clock(t));
   const handle = await start(t, draftId);
-  t.is(await handle.result(), 'written_with_warnings');
+  t.is(await completed(handle), 'written_with_warnings');
   const draft = await getDraft(db, t.context.accountId, null, draftId);
   t.is(draft.decision!.by, 'autonomous');
   const events = await db('outbox_events').where({ event_type: 'product_content.changed', shop_id: a.shop.id });
@@ -224,7 +242,7 @@ test.serial('When a category-text proposal is approved, then it is written with 
   const handle = await start(t, draftId);
   await waitForState(t, draftId);
   t.is((await decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:2' })).status, 'written');
-  t.is(await handle.result(), 'written');
+  t.is(await completed(handle), 'written');
   const stored = (await db('demo_shop_writes').where({ shop_id: a.shop.id, kind: 'category_texts', key: guid }).first()).value;
   const events = await db('outbox_events').where({ event_type: 'category_content.changed', resource_id: guid });
   t.is(events.length, 1);
@@ -243,7 +261,7 @@ test.serial('When a category-text proposal is approved, then it is written with 
     const h = await start(t, draft);
     await waitForState(t, draft);
     t.is((await decideProposal(t.context.env.client, draft, { approve: false, by: 'person:2', reason: 'No' })).status, 'rejected');
-    t.is(await h.result(), 'rejected');
+    t.is(await completed(h), 'rejected');
     t.deepEqual((await getDraft(db, t.context.accountId, null, draft)).items.map((i) => i.status), ['pending']);
   }
   t.is((await getProductContent(db, a.shop.id, code))!.fields.metaTitle.value, p.fields.metaTitle.value);
