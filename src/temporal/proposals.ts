@@ -44,7 +44,8 @@ export async function decideProposal(client: Client, draftId: string, decision: 
     const update = handle.executeUpdate<DecideResult, [DecideInput]>('decide', { args: [decision] });
     update.catch(() => undefined);
     const outcome = await Promise.race([update, late]).finally(() => clearTimeout(timer));
-    return outcome ?? { status: await handle.query<string>('state') };
+    // No worker to answer the query (one died mid-write): the write is under way, another worker will finish it.
+    return outcome ?? { status: await handle.query<string>('state').catch(() => 'writing') };
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       const cause = error.cause as { type?: string; message?: string } | undefined;
