@@ -2,12 +2,13 @@
 import type { Db } from '../src/db/knex.js';
 import { createAutomationActivities, type AutomationActivityDeps } from './automations.js';
 import { createDemoDataActivities } from './demoData.js';
+import { createProposalActivities, type ProposalActivityDeps } from './proposals.js';
 import { createSyncActivities, type SyncActivityDeps } from './sync.js';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js';
 
 /** Builds every activity bound to the given dependencies. */
-export function createActivities(deps: { db: Db } & WebhookActivityDeps & SyncActivityDeps & AutomationActivityDeps) {
-  return { ...createDemoDataActivities(deps), ...createWebhookActivities(deps), ...createSyncActivities(deps), ...createAutomationActivities(deps) };
+export function createActivities(deps: { db: Db } & WebhookActivityDeps & SyncActivityDeps & AutomationActivityDeps & ProposalActivityDeps) {
+  return { ...createDemoDataActivities(deps), ...createWebhookActivities(deps), ...createSyncActivities(deps), ...createAutomationActivities(deps), ...createProposalActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

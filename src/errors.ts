@@ -55,6 +55,15 @@ export const errorCatalogue = {
   FINANCIAL_SETTING_READ_ONLY: { status: 403, description: 'A financial affiliate setting (commissions, commission base, clicks, payouts, referrals) is never changed over MCP (`details.params`); a person changes it in the application. Nothing was changed.' },
   ALREADY_EXISTS: { status: 409, description: 'A record with this key exists already (`details.param`); change it with the matching update tool.' },
   CODE_ALREADY_RESERVED: { status: 409, description: 'The requested discount code is already held in this shop by another partner or coupon (`details.heldBy`); reject the request with a reason instead.' },
+  // Proposals (issue 13).
+  PROPOSAL_TARGET_NOT_FOUND: { status: 404, description: 'A proposal names a product, category or availability entry the shop does not have (`details.entity`, `details.id`).' },
+  FIELD_NOT_WRITABLE: { status: 400, description: 'The shop\'s platform does not let the service write this field (`details.field`; see products_content_policy `writableFields`).' },
+  TEXT_TOO_LONG: { status: 400, description: 'A proposed text is longer than the platform\'s limit for the field (`details.field`, `details.maxLength`, `details.length`).' },
+  STALE_FINGERPRINT: { status: 409, description: 'The text changed since you read it: `fingerprint` is not the current one (`details.currentFingerprint`); read it again and propose against the current text.' },
+  PROPOSAL_EMPTY: { status: 400, description: 'The proposal changes nothing: every proposed value equals the current one.' },
+  DICTIONARY_NOT_MANAGEABLE: { status: 409, description: 'The shop\'s availability dictionary cannot be changed through the service (`details.reason`: PLATFORMA, BEZ_ROZSIRENIA or PROSTREDIE).' },
+  PROPOSAL_ALREADY_DECIDED: { status: 409, description: 'The proposal was already decided or has expired (`details.status`); a decision is taken once.' },
+  WRITES_UNAVAILABLE: { status: 503, description: 'This service instance has no write path (no Temporal client or shop platform adapter): nothing was stored.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -6,3 +6,4 @@ export { webhookEndpointWorkflow } from './webhookEndpoint.js';
 export { webhookDispatcherWorkflow, webhookLogRetentionWorkflow } from './webhookDispatcher.js';
 export { automationConsumerWorkflow } from './automationConsumer.js';
 export { automationRunWorkflow } from './automationRun.js';
+export { proposalWorkflow } from './proposal.js';

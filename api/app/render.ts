@@ -17,6 +17,7 @@ function navigation(state: AppState | undefined) {
     { href: '/app', label: 'Overview' },
     ...(hasPermission(person, 'keys:manage') ? [{ href: '/app/keys', label: 'Access keys' }] : []),
     ...(mayReadWebhooks(person) ? [{ href: '/app/webhooks', label: 'Webhook endpoints' }] : []),
+    ...(hasPermission(person, 'proposals:approve') ? [{ href: '/app/approvals', label: 'Approvals' }, { href: '/app/content', label: 'Texts' }] : []),
     { href: '/app/connections', label: 'Connections' },
     { href: '/app/automations', label: 'Automations' },
     { href: '/app/notifications', label: 'Notifications' },

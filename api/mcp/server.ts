@@ -20,9 +20,10 @@ export const SERVER_INFO = { name: 'store-operations-data-service', title: 'Stor
 const INSTRUCTIONS = [
   'The data of the client\'s online shops: orders, documents, products and stock, shipping, claims, coupons, customers,',
   'reports and analytics, the affiliate programme, the chatbot, suppliers and automations. Tools read; the only changes',
-  'are automation drafts (disabled until a person publishes them), coupons (coupons_update and coupons_remove change nothing',
-  'until called again with the confirmationToken of their preview) and the affiliate programme\'s own records (partner and code',
-  'decisions e-mail the partner; commissions and payouts are never changed); write tools are listed only when the credential allows them.',
+  'are automation drafts (disabled until a person publishes them), proposals (texts, availability dictionary, claims settings)',
+  'that a person approves in the application, coupons (coupons_update and coupons_remove change nothing until called again',
+  'with the confirmationToken of their preview) and the affiliate programme\'s own records (partner and code decisions e-mail',
+  'the partner; commissions and payouts are never changed); write tools are listed only when the credential allows them.',
   'Call stores_list first: per-shop tools take the shop code as `market`.',
   'Listing tools page by cursor: while `hasMore` is true, call again with `cursor` = `nextCursor` and the other arguments unchanged.',
   'Prefer summary tools (e.g. reports_financial_summary, analytics_overview, shipping_stats) over adding up pages. Money is {amount: decimal string, currency}.',

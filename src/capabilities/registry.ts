@@ -43,6 +43,10 @@ import {
 } from './areas/affiliateWrites.js';
 import { couponsActivationLink, couponsActivationStatus, couponsCapabilities, couponsGet, couponsList } from './areas/coupons.js';
 import { affiliateDiscountCodesEnsure, couponsEnsure, couponsRemove, couponsUpdate } from './areas/couponWrites.js';
+import {
+  availabilitiesDraft, availabilitiesPropose, categoriesContentPropose, categoryContentDraft, claimsConfigDraft, claimsSettingsPropose, productContentDraft,
+  productsContentPropose,
+} from './areas/proposals.js';
 
 export const capabilities: readonly Capability[] = [
   storesList,
@@ -164,6 +168,14 @@ export const capabilities: readonly Capability[] = [
   affiliateCampaignsCreate,
   affiliateCampaignsUpdate,
   affiliateDocumentsUpdate,
+  productsContentPropose,
+  categoriesContentPropose,
+  availabilitiesPropose,
+  claimsSettingsPropose,
+  availabilitiesDraft,
+  productContentDraft,
+  categoryContentDraft,
+  claimsConfigDraft,
 ];
 
 /** Capabilities by their MCP tool name. */

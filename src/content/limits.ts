@@ -5,5 +5,5 @@ export const CONTENT_LIMITS = {
   /** Most products or categories one proposal may change. */
   maxEntitiesPerProposal: 50,
   /** Hours a proposal waits for a person's decision before it expires. */
-  proposalExpiryHours: 72,
+  proposalExpiryHours: 168, // D30: seven days
 } as const;

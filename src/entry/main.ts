@@ -13,6 +13,7 @@ import { createWorker } from '../temporal/worker.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
 import { ensureAutomationWorkflows } from '../temporal/automations.js';
+import { reconcileProposalWorkflows, startProposalReconciler } from '../temporal/proposals.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
     await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
     // The automation consumer (its own outbox position; idempotent to start).
     await ensureAutomationWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
+    // Proposals stored without a workflow (a stop between the insert and the start) get theirs now (idempotent).
+    await reconcileProposalWorkflows(db, new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), TASK_QUEUE, new Date(), 0);
     await clientConnection.close();
 
     if (config.DEMO_DATA && (await databaseIsEmpty(db))) {
@@ -83,6 +86,9 @@ async function main(): Promise<void> {
 
     const temporalAccess = lazyTemporalAccess(temporal.value.address, config.TEMPORAL_NAMESPACE);
     stops.push(() => temporalAccess.close());
+    // Proposals whose workflow could not be started (Temporal unreachable then) get it within a minute.
+    const stopReconciler = startProposalReconciler(db, temporalAccess);
+    stops.push(async () => stopReconciler());
     const platforms = createPlatformRegistry({ db, demoClockSpeed: config.DEMO_CLOCK_SPEED });
     const app = createApp({ db, cursorSecret: secrets.cursorSecret, now: () => new Date(), platforms, temporal: temporalAccess });
     const server = createHttpServer(app);

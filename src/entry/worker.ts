@@ -7,6 +7,7 @@ import { createWorker } from '../temporal/worker.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
 import { ensureAutomationWorkflows } from '../temporal/automations.js';
+import { reconcileProposalWorkflows } from '../temporal/proposals.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { Client, Connection } from '@temporalio/client';
@@ -24,6 +25,8 @@ const clientConnection = await Connection.connect({ address: config.TEMPORAL_ADD
 await ensureWebhookWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
 // And the automation consumer (idempotent; one runs per task queue).
 await ensureAutomationWorkflows(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }));
+// Proposals stored without a workflow (a stop between the insert and the start) get theirs now (idempotent).
+await reconcileProposalWorkflows(db, new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), TASK_QUEUE, new Date(), 0);
 // And one sync Schedule per live shop, kept in step with the shops (idempotent).
 await ensureSyncSchedules(new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }), db, { taskQueue: TASK_QUEUE, intervalMs: config.SYNC_INTERVAL });
 await clientConnection.close();

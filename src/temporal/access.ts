@@ -8,6 +8,8 @@ export interface TemporalAccess {
   /** The client; throws when Temporal cannot be reached (callers turn that into a clear error). */
   client(): Promise<Client>;
   close(): Promise<void>;
+  /** The task queue workflows started through this access run on (default TASK_QUEUE; tests use their own). */
+  taskQueue?: string;
 }
 
 export function lazyTemporalAccess(address: string, namespace: string): TemporalAccess {

@@ -12,7 +12,7 @@ import { projectRoot } from '../../src/config/projectRoot.js';
 import { buildOpenApiDocument } from '../../api/openapi.js';
 import { api, issueKey } from '../helpers/server.js';
 import { sampleArgs, sampleValues } from '../helpers/samples.js';
-import { readSpec } from '../helpers/spec.js';
+import { readSpec, vendoredSpecDir } from '../helpers/spec.js';
 
 const test = appTest({}, async ({ database }) => ({ samples: await sampleValues(database.db) }));
 
@@ -66,6 +66,9 @@ test('When a capability has no REST path, then it is an MCP tool of SPEC.md\'s M
     if (m) mcpOnly.set(m[1], m[2]);
   }
   t.true(mcpOnly.has('automations_create_draft'), 'the MCP-only table was parsed');
+  // D29 names the proposal tools SPEC.md leaves unnamed, with their scopes.
+  for (const m of fs.readFileSync(path.join(vendoredSpecDir, 'DECISIONS.md'), 'utf8').matchAll(/`([a-z_]+_propose)`\s+\(scope\s+`([a-z:-]+)`\)/g)) mcpOnly.set(m[1], m[2]);
+  t.true(mcpOnly.has('availabilities_propose') && mcpOnly.has('claims_settings_propose'), 'D29 was parsed');
   for (const c of capabilities) {
     if (c.kind === 'write') t.is(c.path, null, `${c.name} is a write and has no REST path`);
     if (c.path !== null) continue;

@@ -5,6 +5,7 @@ import type { Db } from '../../src/db/knex.js';
 import { ensureSampleWebhook } from './webhooks.js';
 import { ownedDataSamples } from './ownedDataSamples.js';
 import { ensureSampleAutomation } from './automations.js';
+import { ensureSampleProposals } from './proposals.js';
 
 /** Values for path parameters (and required extras), looked up in shop `sk` of the demo account. */
 export async function sampleValues(db: Db): Promise<Record<string, string>> {
@@ -36,6 +37,8 @@ export async function sampleValues(db: Db): Promise<Record<string, string>> {
     couponCode: (await db('coupons').where({ shop_id: shop.id }).orderBy('created_at').first('code')).code,
     // Catalogue texts (issue 8)
     guid: category.guid,
+    // Proposals (issue 13): one draft of each kind.
+    ...await ensureSampleProposals(db),
   };
 }
 

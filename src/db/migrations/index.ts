@@ -15,6 +15,7 @@ import * as m013 from './013_webhook_direct_delivery.js';
 import * as m015 from './015_coupon_confirmations.js';
 import * as m016 from './016_email_outbox_affiliate_writes.js';
 import * as m019 from './019_webhook_due_retries.js';
+import * as m014 from './014_proposals.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -33,4 +34,5 @@ export const migrations = [
   { name: '015_coupon_confirmations', ...m015 },
   { name: '016_email_outbox_affiliate_writes', ...m016 },
   { name: '019_webhook_due_retries', ...m019 },
+  { name: '014_proposals', ...m014 },
 ];

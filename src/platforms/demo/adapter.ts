@@ -7,11 +7,12 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import type {
-  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformCouponState, PlatformShop, ShopPlatformAdapter, SyncArea,
+  AreaRecords, AvailabilityEntry, CatalogueRecord, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformCouponState, PlatformShop,
+  ShopPlatformAdapter, SyncArea,
 } from '../types.js';
 import { SYNC_AREAS } from '../types.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
-import { catalogueRecords } from './content.js';
+import { catalogueRecords, categoryTextsChanged, productTextsChanged } from './content.js';
 import { documentAt, documentChangeTimes } from './documents.js';
 import { OrderTimeline } from './generator.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from './searchConsole.js';
@@ -168,7 +169,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     if (area === 'stock') source = this.stockChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'search_console') source = this.searchConsoleChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'company_costs') source = this.companyCostChanges(model, sinceMs, untilMs, resume, request.limit);
-    else if (area === 'catalogue') source = this.catalogueChanges(model, sinceMs, untilMs, resume, request.limit);
+    else if (area === 'catalogue') source = this.catalogueChanges(shop, model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'web_analytics') source = this.webAnalyticsChanges(model, sinceMs, untilMs, resume, request.limit);
     else if (area === 'coupons') source = this.couponChanges(shop, model, untilMs, resume, request.limit);
     else if (area === 'search_console_data') source = this.searchConsoleDataChanges(model, sinceMs, untilMs, resume, request.limit);
@@ -373,13 +374,69 @@ export class DemoPlatform implements ShopPlatformAdapter {
     }
   }
 
-  /** The catalogue area: capabilities and dictionary on every read (the sync writes only differences), then what changed. */
-  private async *catalogueChanges(model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
-    const records = catalogueRecords(model.settings.seed, model.definition, model.timeline.model, sinceMs, untilMs);
+  /**
+   * The catalogue area: capabilities and dictionary on every read (the sync writes only differences), then what changed.
+   * What the service wrote (texts, dictionary entries) is part of the shop's state: a written field stands until a later
+   * revision by the shop's staff, and every written product and category is in every read (a small set), so the
+   * catalogue the service serves is what the shop stores.
+   */
+  private async *catalogueChanges(shop: PlatformShop, model: ShopModel, sinceMs: number | null, untilMs: number, resume: Position | null, limit: number) {
+    const records = await this.withWrites(shop, model, catalogueRecords(model.settings.seed, model.definition, model.timeline.model, sinceMs, untilMs), untilMs);
     for (let i = resume?.n ?? 0; i < records.length; i += limit) {
       const slice = records.slice(i, i + limit);
       yield { records: slice, position: `c:${i + slice.length}` };
     }
+  }
+
+  /** The generated catalogue records with the service's writes applied (writes made after `until` on the demo clock are not yet visible). */
+  private async withWrites(shop: PlatformShop, model: ShopModel, records: CatalogueRecord[], untilMs: number): Promise<CatalogueRecord[]> {
+    const rows: Array<{ kind: string; key: string; value: Record<string, unknown> }> = await this.options.db('demo_shop_writes')
+      .where({ shop_id: shop.id }).whereIn('kind', ['product_texts', 'category_texts', 'availability']).select('kind', 'key', 'value');
+    if (rows.length === 0) return records;
+    const visible = (value: Record<string, unknown>) => typeof value.__atMs !== 'number' || (value.__atMs as number) <= untilMs;
+    const of = (kind: string) => new Map(rows.filter((r) => r.kind === kind && visible(r.value)).map((r) => [r.key, r.value]));
+    const products = of('product_texts');
+    const categories = of('category_texts');
+    const entries = of('availability');
+    const texts = <T extends Record<string, string | null>>(generated: T, generatedAtMs: number, written: Record<string, unknown> | undefined): T => {
+      if (!written || (typeof written.__atMs === 'number' && written.__atMs < generatedAtMs)) return generated;
+      const out: Record<string, string | null> = { ...generated };
+      for (const field of Object.keys(generated)) if (typeof written[field] === 'string') out[field] = written[field] as string;
+      return out as T;
+    };
+    const at = (written: Record<string, unknown> | undefined, generated: Date) =>
+      new Date(Math.max(generated.getTime(), typeof written?.__atMs === 'number' ? written.__atMs : 0));
+    const out = records.map((r): CatalogueRecord => {
+      if (r.kind === 'availability' && entries.has(r.availability.id)) {
+        const e = entries.get(r.availability.id)!;
+        return { kind: 'availability', availability: { ...r.availability, name: e.name as string, meaning: e.meaning as typeof r.availability.meaning, onStockHours: e.onStockHours as number | null, deliveryHours: e.deliveryHours as number | null } };
+      }
+      if (r.kind === 'product' && products.has(r.product.code)) {
+        const w = products.get(r.product.code);
+        products.delete(r.product.code);
+        return { kind: 'product', product: { ...r.product, texts: texts(r.product.texts, r.product.updatedAt.getTime(), w), updatedAt: at(w, r.product.updatedAt) } };
+      }
+      if (r.kind === 'category' && categories.has(r.category.guid)) {
+        const w = categories.get(r.category.guid);
+        categories.delete(r.category.guid);
+        return { kind: 'category', category: { ...r.category, texts: texts(r.category.texts, r.category.updatedAt.getTime(), w), updatedAt: at(w, r.category.updatedAt) } };
+      }
+      return r;
+    });
+    // Written records that did not change otherwise in this read: their current generated state with the writes on top.
+    if (products.size > 0) {
+      for (const p of productTextsChanged(model.settings.seed, model.definition, model.timeline.model, null, untilMs).filter((x) => products.has(x.code))) {
+        const w = products.get(p.code);
+        out.push({ kind: 'product', product: { ...p, texts: texts(p.texts, p.updatedAt.getTime(), w), updatedAt: at(w, p.updatedAt) } });
+      }
+    }
+    if (categories.size > 0) {
+      for (const c of categoryTextsChanged(model.settings.seed, model.definition, model.timeline.model, null, untilMs).filter((x) => categories.has(x.guid))) {
+        const w = categories.get(c.guid);
+        out.push({ kind: 'category', category: { ...c, texts: texts(c.texts, c.updatedAt.getTime(), w), updatedAt: at(w, c.updatedAt) } });
+      }
+    }
+    return out;
   }
 
   /**
@@ -491,7 +548,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
   }
 
   async writeAvailabilities(shop: PlatformShop, entries: AvailabilityEntry[]): Promise<AvailabilityEntry[]> {
-    for (const e of entries) await this.store(shop, 'availability', e.id, e);
+    for (const e of entries) await this.store(shop, 'availability', e.id, { ...e, __atMs: this.now(shop).getTime() });
     return entries;
   }
 
@@ -505,9 +562,11 @@ export class DemoPlatform implements ShopPlatformAdapter {
 
   private async writeTexts(shop: PlatformShop, kind: string, key: string, texts: ContentTexts): Promise<ContentTexts> {
     const row = await this.options.db('demo_shop_writes').where({ shop_id: shop.id, kind, key }).first('value');
-    const stored: ContentTexts = { ...(row?.value ?? {}) };
+    const { __atMs: _previous, ...earlier } = (row?.value ?? {}) as ContentTexts & { __atMs?: number };
+    const stored: ContentTexts = { ...earlier };
     for (const [field, text] of Object.entries(texts) as Array<[keyof ContentTexts, string]>) stored[field] = sanitizeMarkup(text);
-    await this.store(shop, kind, key, stored);
+    // Stamped with the shop's clock: a later revision by the shop's staff replaces it, an earlier one does not.
+    await this.store(shop, kind, key, { ...stored, __atMs: this.now(shop).getTime() });
     return stored;
   }
 

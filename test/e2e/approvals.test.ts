@@ -1,0 +1,156 @@
+/**
+ * The Approvals page and the text edit form in headless Chromium, against the real server, a real Temporal dev server
+ * with our worker and Postgres: a proposal an assistant made over MCP shown with its diff, approved (the page shows the
+ * state the workflow's Update reached), another rejected with a reason, the history, the permission gate, and a
+ * person's own text edit with its content event (`source: ui`) — and a re-save of the same text emitting nothing.
+ */
+import crypto from 'node:crypto';
+import anyTest, { type TestFn } from 'ava';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { allScopes } from '../../src/auth/scopes.js';
+import { fieldHash } from '../../src/content/hash.js';
+import { createPlatformRegistry } from '../../src/platforms/registry.js';
+import { lazyTemporalAccess, type TemporalAccess } from '../../src/temporal/access.js';
+import { createWorker } from '../../src/temporal/worker.js';
+import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { connectBrowser, screenshotOnFailure } from '../helpers/browser.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { connectModern } from '../helpers/mcp.js';
+import { api, issueKey, type TestServer } from '../helpers/server.js';
+
+interface Context {
+  database: TestDatabase;
+  server: TestServer;
+  browser: Browser;
+  worker: Worker;
+  running: Promise<void>;
+  connection: NativeConnection;
+  temporal: TemporalAccess;
+  key: string;
+  browserContext: BrowserContext;
+  page: Page;
+}
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  const database = await createTestDatabase();
+  const taskQueue = `test-approvals-${crypto.randomBytes(4).toString('hex')}`;
+  const { worker, connection } = await createWorker({ db: database.db, temporalAddress: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue });
+  const running = worker.run();
+  const temporal: TemporalAccess = { ...lazyTemporalAccess(process.env.TEMPORAL_ADDRESS!, 'default'), taskQueue };
+  const server = await startApplicationServer(database.db, testApplicationOptions(), undefined, { platforms: createPlatformRegistry({ db: database.db }), temporal });
+  Object.assign(t.context, { database, server, browser: await connectBrowser(), worker, running, connection, temporal, key: await issueKey(database.db, { scopes: allScopes }) });
+});
+
+test.after.always(async (t) => {
+  await t.context.browser?.close();
+  await t.context.server?.close();
+  await t.context.temporal?.close();
+  t.context.worker?.shutdown();
+  await t.context.running;
+  await t.context.connection?.close();
+  await t.context.database?.drop();
+});
+
+test.beforeEach(async (t) => {
+  t.context.browserContext = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl });
+  t.context.page = await t.context.browserContext.newPage();
+});
+
+test.afterEach.always(async (t) => {
+  await screenshotOnFailure(t, t.context.page);
+  await t.context.browserContext?.close();
+});
+
+async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/app/sign-in');
+  await page.fill('input[name=email]', email);
+  await page.fill('input[name=password]', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(/\/app$/);
+}
+
+/** An assistant's product-text proposal over MCP; returns its draft id and the product. */
+async function propose(t: { context: Context }, offset: number, metaTitle: string) {
+  const { db } = t.context.database;
+  const shop = await db('shops').where({ code: 'sk' }).first('id');
+  const code = (await db('products').where({ shop_id: shop.id }).orderBy('code').offset(offset).first('code')).code as string;
+  const content = (await api(t.context.server, `/products/${encodeURIComponent(code)}/content?market=sk`, t.context.key)).body.data;
+  const client = await connectModern(t.context.server, t.context.key);
+  const result = await client.callTool({ name: 'products_content_propose', arguments: { market: 'sk', products: [{ code, fingerprint: content.fingerprint, fields: { metaTitle } }] } });
+  await client.close();
+  return { draftId: (result.structuredContent as any).data.draftId as string, code, before: content.fields.metaTitle.value as string };
+}
+
+test.serial('When a person approves and rejects proposals on the Approvals page, then it shows the diff, the outcome of each decision and the history', async (t) => {
+  const { page } = t.context;
+  const { db } = t.context.database;
+  const approved = await propose(t, 100, 'Titulok od asistenta');
+  const rejected = await propose(t, 101, 'Zamietnutý titulok');
+  const person = await makePerson(db, { role: 'member', permissions: ['proposals:approve'] });
+  await signIn(page, person.email, person.password);
+  await page.click('header nav a:has-text("Approvals")');
+  await page.waitForURL(/\/app\/approvals$/);
+
+  const card = page.locator(`article[data-draft-id="${approved.draftId}"]`);
+  t.regex(await card.locator('tr[data-field="metaTitle"] ins').innerText(), /asistenta/);
+  t.true((await card.locator('tr[data-field="metaTitle"] del').count()) > 0, 'the replaced words are shown removed');
+
+  await card.locator('button[value=approve]').click();
+  await page.waitForSelector('#decision-outcome');
+  t.is(await page.getAttribute('#decision-outcome strong', 'data-status'), 'written', 'the page shows the state the Update reached');
+  t.is(await page.locator(`article[data-draft-id="${approved.draftId}"]`).count(), 0);
+  t.is((await api(t.context.server, `/products/${encodeURIComponent(approved.code)}/content?market=sk`, t.context.key)).body.data.fields.metaTitle.value, 'Titulok od asistenta');
+
+  // Rejecting without a reason is refused by the page; with one it is carried out.
+  const second = page.locator(`article[data-draft-id="${rejected.draftId}"]`);
+  await second.locator('button[value=reject]').click();
+  await page.waitForSelector('p.error');
+  t.regex(await page.innerText('p.error'), /reason/);
+  await page.locator(`article[data-draft-id="${rejected.draftId}"] input[name=reason]`).fill('Príliš dlhé');
+  await page.locator(`article[data-draft-id="${rejected.draftId}"] button[value=reject]`).click();
+  await page.waitForSelector('#decision-outcome');
+  t.is(await page.getAttribute('#decision-outcome strong', 'data-status'), 'rejected');
+  const history = await page.innerText('#history');
+  t.regex(history, new RegExp(`${approved.draftId}[\\s\\S]*written`));
+  t.regex(history, /Príliš dlhé/);
+  t.is((await db('proposals').where({ draft_id: rejected.draftId }).first()).decided_by, `person:${person.id}`);
+});
+
+test.serial('When a person without the permission opens Approvals, then the page is refused and not in the navigation', async (t) => {
+  const { page } = t.context;
+  const person = await makePerson(t.context.database.db, { role: 'member', permissions: [] });
+  await signIn(page, person.email, person.password);
+  t.is(await page.locator('header nav a:has-text("Approvals")').count(), 0);
+  const response = await page.goto('/app/approvals');
+  t.is(response!.status(), 403);
+  t.is((await page.goto('/app/content'))!.status(), 403);
+});
+
+test.serial('When a person edits a product text in the application, then the shop stores it with one event of source ui; saving it again emits nothing', async (t) => {
+  const { page } = t.context;
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'owner' });
+  const shop = await db('shops').where({ code: 'sk' }).first('id');
+  const code = (await db('products').where({ shop_id: shop.id }).orderBy('code').offset(120).first('code')).code as string;
+  await signIn(page, person.email, person.password);
+  await page.goto(`/app/content?market=sk&entity=product&id=${encodeURIComponent(code)}`);
+  await page.fill('textarea[name=shortDescription]', 'Ručne upravený <b>text</b><script>x()</script>');
+  await page.click('#edit-content button[type=submit]');
+  await page.waitForSelector('#save-outcome');
+  t.regex(await page.innerText('#save-outcome'), /Saved: shortDescription/);
+  const stored = (await db('demo_shop_writes').where({ shop_id: shop.id, kind: 'product_texts', key: code }).first()).value.shortDescription;
+  t.is(stored, 'Ručne upravený <b>text</b>');
+  const events = await db('outbox_events').where({ event_type: 'product_content.changed', resource_id: code });
+  t.is(events.length, 1);
+  t.is(events[0].data.source, 'ui');
+  t.regex(events[0].data.source_run_id, /^wb_/);
+  t.deepEqual(events[0].data.after_hash, { shortDescription: fieldHash(stored) });
+
+  // The form now shows the stored text; saving it unchanged writes and emits nothing.
+  await page.click('#edit-content button[type=submit]');
+  await page.waitForSelector('#save-outcome');
+  t.regex(await page.innerText('#save-outcome'), /Nothing changed/);
+  t.is((await db('outbox_events').where({ event_type: 'product_content.changed', resource_id: code })).length, 1);
+});
