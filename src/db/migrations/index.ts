@@ -12,6 +12,7 @@ import * as m010 from './010_affiliate_chatbot_suppliers.js';
 import * as m011 from './011_people_oauth.js';
 import * as m012 from './012_automations.js';
 import * as m013 from './013_webhook_direct_delivery.js';
+import * as m018 from './018_shipping_rollups.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -27,4 +28,5 @@ export const migrations = [
   { name: '011_people_oauth', ...m011 },
   { name: '012_automations', ...m012 },
   { name: '013_webhook_direct_delivery', ...m013 },
+  { name: '018_shipping_rollups', ...m018 },
 ];

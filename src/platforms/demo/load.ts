@@ -16,6 +16,7 @@ import { rebuildShopRollups } from '../../rollups/orders.js';
 import { catalogueRecords } from './content.js';
 import { writeCatalogueRecords } from '../../sync/apply/catalogue.js';
 import { rebuildProductRollups } from '../../rollups/products.js';
+import { refreshShippingDays } from '../../rollups/shipping.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
@@ -434,6 +435,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     const run = async (text: string, values: unknown[]) => (await conn.query(text, values)).rows;
     await rebuildShopRollups(run, shopId);
     await rebuildProductRollups(run, shopId);
+    await refreshShippingDays(run, shopId, null);
     await seedDemoChatbot(affiliate, { shopId, shop, shopSeed: seed, historyEndMs: endMs });
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');

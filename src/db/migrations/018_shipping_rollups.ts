@@ -1,0 +1,70 @@
+/**
+ * Rollups for shipping stats, the one summary that still read raw rows over a year (issue 9): counts per local day,
+ * carrier and country; delivery times per shipment with a cumulative 15-minute histogram (src/rollups/shipping.ts).
+ */
+import type { Knex } from 'knex';
+import { refreshShippingDays } from '../../rollups/shipping.js';
+import { knexRunner } from '../../rollups/orders.js';
+
+function shopRef(t: Knex.CreateTableBuilder) {
+  return t.bigInteger('shop_id').notNullable().references('shops.id').onDelete('CASCADE');
+}
+
+export async function up(knex: Knex): Promise<void> {
+  // Shipments per local created day, carrier and destination, by outcome; `measured` = with a delivery time.
+  await knex.schema.createTable('shipping_daily_rollups', (t) => {
+    shopRef(t);
+    t.date('day').notNullable();
+    t.text('carrier_code').notNullable();
+    t.text('country').notNullable();
+    for (const c of ['total', 'delivered', 'returned', 'failed', 'in_transit', 'cancelled', 'measured']) t.integer(c).notNullable();
+    t.primary(['shop_id', 'day', 'carrier_code', 'country']);
+  });
+
+  // One row per measured shipment: the exact delivery time percentiles are picked from, in value order.
+  await knex.schema.createTable('shipment_delivery_times', (t) => {
+    t.bigInteger('shipment_id').primary().references('shipments.id').onDelete('CASCADE');
+    shopRef(t);
+    t.date('day').notNullable();
+    t.text('carrier_code').notNullable();
+    t.text('country').notNullable();
+    t.bigInteger('delivery_ms').notNullable();
+    t.integer('bucket').notNullable();
+    t.index(['shop_id', 'day']);
+  });
+  // Index-only picks: the whole shop, one carrier, or one country, each in delivery-time order.
+  await knex.raw('create index shipment_delivery_times_value on shipment_delivery_times (shop_id, delivery_ms) include (day, carrier_code, country)');
+  await knex.raw('create index shipment_delivery_times_carrier on shipment_delivery_times (shop_id, carrier_code, delivery_ms) include (day, country)');
+  await knex.raw('create index shipment_delivery_times_country on shipment_delivery_times (shop_id, country, delivery_ms) include (day, carrier_code)');
+
+  // Running count of measured shipments per (carrier, country, bucket) up to each local day where it changes.
+  await knex.schema.createTable('shipping_delivery_cumulative', (t) => {
+    shopRef(t);
+    t.text('carrier_code').notNullable();
+    t.text('country').notNullable();
+    t.integer('bucket').notNullable();
+    t.date('day').notNullable();
+    t.integer('cumulative').notNullable();
+    t.primary(['shop_id', 'carrier_code', 'country', 'bucket', 'day']);
+  });
+  await knex.raw('create index shipping_delivery_cumulative_day on shipping_delivery_cumulative (shop_id, day)');
+  // The (carrier, country, bucket) keys a shop has ever had: the as-of lookups start from this short list.
+  await knex.schema.createTable('shipping_delivery_keys', (t) => {
+    shopRef(t);
+    t.text('carrier_code').notNullable();
+    t.text('country').notNullable();
+    t.integer('bucket').notNullable();
+    t.primary(['shop_id', 'carrier_code', 'country', 'bucket']);
+  });
+
+  const shops: Array<{ id: string }> = await knex('shops').select('id');
+  for (const shop of shops) {
+    await refreshShippingDays(knexRunner(knex), String(shop.id), null);
+  }
+}
+
+export async function down(knex: Knex): Promise<void> {
+  for (const table of ['shipping_delivery_keys', 'shipping_delivery_cumulative', 'shipment_delivery_times', 'shipping_daily_rollups']) {
+    await knex.schema.dropTableIfExists(table);
+  }
+}
