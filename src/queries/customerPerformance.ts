@@ -51,23 +51,30 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
   // revenue) instead of summing a year of per-day rows.
   const span = period ? await db('order_daily_rollups').where({ shop_id: ctx.shop!.id }).first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last')) : null;
   const effective = period && span?.first && period.from <= span.first && period.to >= span.last ? null : period;
-  const base = filteredRows(ctx, effective);
-  const page = db.with('f', base).from('f')
-    .leftJoin('customer_rollups as cr', function joinLifetime() {
-      this.on('cr.customer_key', '=', 'f.customer_key').andOn('cr.currency', '=', 'f.currency').andOn('cr.shop_id', '=', db.raw('?', [ctx.shop!.id]));
-    })
-    .select('f.*', db.raw('coalesce(cr.orders_count - cr.cancelled_count, 0)::int as lifetime_orders'), db.raw('coalesce(cr.revenue_with_vat, 0) as lifetime_revenue'))
-    .orderBy([{ column: 'f.revenue', order: 'desc' }, { column: 'f.customer_key', order: 'asc' }, { column: 'f.currency', order: 'asc' }])
+  // One statement: the filtered rows are aggregated once (materialized); the page is cut from them first and only its
+  // rows are joined with their lifetime figures; the distinct-customer count reads the same rows.
+  const page = db.from('f').select('*')
+    .orderBy([{ column: 'revenue', order: 'desc' }, { column: 'customer_key', order: 'asc' }, { column: 'currency', order: 'asc' }])
     .limit(limit + 1);
   if (after) {
     const [key, currency] = after.id.split('|');
-    page.whereRaw('(f.revenue < ?::numeric or (f.revenue = ?::numeric and (f.customer_key, f.currency) > (?, ?)))', [after.key, after.key, key, currency]);
+    page.whereRaw('(revenue < ?::numeric or (revenue = ?::numeric and (customer_key, currency) > (?, ?)))', [after.key, after.key, key, currency]);
   }
-  const totalsQuery = db.with('f', filteredRows(ctx, effective)).from('f')
-    .select('currency', db.raw('count(distinct customer_key)::int as customers'), db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue'))
-    .groupBy('currency');
-  const customersQuery = db.with('f', filteredRows(ctx, effective)).from('f').first(db.raw('count(distinct customer_key)::int as customers'));
-  const [rows, totals, distinct] = await Promise.all([page as unknown as Promise<PerformanceRow[]>, totalsQuery as unknown as Promise<Array<{ currency: string; orders: number; revenue: string }>>, customersQuery]);
+  const statement = db.withMaterialized('f', filteredRows(ctx, effective))
+    .with('p', page)
+    .with('t', db.from('f').select('currency', db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue')).groupBy('currency'))
+    .with('d', db.from(db.from('f').select('customer_key').groupBy('customer_key').as('k')).select(db.raw('count(*)::int as customers')))
+    .from('d')
+    .joinRaw('left join (p left join customer_rollups as cr on cr.shop_id = ? and cr.customer_key = p.customer_key and cr.currency = p.currency) on true', [ctx.shop!.id])
+    .select('p.*', 'd.customers',
+      db.raw(`(select coalesce(json_agg(json_build_object('currency', t.currency, 'orders', t.orders, 'revenue', t.revenue::text) order by t.currency), '[]') from t) as totals`),
+      db.raw('coalesce(cr.orders_count - cr.cancelled_count, 0)::int as lifetime_orders'), db.raw('coalesce(cr.revenue_with_vat, 0) as lifetime_revenue'))
+    .orderBy([{ column: 'p.revenue', order: 'desc' }, { column: 'p.customer_key', order: 'asc' }, { column: 'p.currency', order: 'asc' }]);
+  const result = await statement as unknown as Array<PerformanceRow & { customers: number; totals: Array<{ currency: string; orders: number; revenue: string }> }>;
+  const totals = result[0]?.totals ?? [];
+  const distinct = { customers: result[0]?.customers ?? 0 };
+  // Without a page (a cursor past the end) the one row carries only the totals.
+  const rows = result.filter((r) => r.customer_key !== null);
 
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
