@@ -423,12 +423,16 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     }
     if (inFlight) await inFlight;
     totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
+    // Statistics of the rows just copied (ANALYZE sees this transaction's own rows): without them the affiliate
+    // settlement below was planned as over empty tables and ran for most of a million-order load.
+    await conn.query(`analyze ${LOADED_TABLES.join(', ')}`);
     // The service's own affiliate programme, on the same transaction, so its conversions point at these orders.
     const affiliate = pgRunner(db, conn);
     await seedDemoAffiliateShop(affiliate, {
       accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed,
       windowStartMs: timeline.windowStartMs, historyEndMs: endMs, partnerCoupons: timeline.coupons.couponsAt(endMs).filter((c) => c.partnerIndex !== null),
     });
+    await conn.query('analyze affiliate_conversions');
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
     await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
     // Rollups of the loaded history, in the same transaction as its rows.
