@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.js';
 import type { Period } from '../capabilities/period.js';
 import type { PageRequest } from '../capabilities/types.js';
 import { knexRunner } from '../rollups/orders.js';
-import { DELIVERY_BUCKET_MS } from '../rollups/shipping.js';
+import { DELIVERY_BUCKET_MS, FIRST_BUCKET } from '../rollups/shipping.js';
 import { iso, keysetPage, toPage, wherePeriod } from './keyset.js';
 
 export const SHIPMENT_OUTCOMES = ['delivered', 'returned', 'failed', 'in_transit', 'cancelled'] as const;
@@ -157,17 +157,17 @@ export async function shipmentStats(db: Db, shopId: string, period: Period | nul
   const from = period?.from ?? '-infinity';
   const to = period?.to ?? 'infinity';
   const counts = await db.raw(`
-    select grouping(r.country, r.carrier_code)::int as grouping_level, r.country, r.carrier_code, max(c.name) as carrier_name,
+    select grouping(r.country, r.carrier_code)::int as grouping_level, r.country, r.carrier_code,
+      (select c.name from carriers c where c.shop_id = ? and c.code = r.carrier_code) as carrier_name,
       coalesce(sum(r.total), 0)::int as total, coalesce(sum(r.delivered), 0)::int as delivered, coalesce(sum(r.returned), 0)::int as returned, coalesce(sum(r.failed), 0)::int as failed,
       coalesce(sum(r.in_transit), 0)::int as in_transit, coalesce(sum(r.cancelled), 0)::int as cancelled,
       case when sum(r.delivered + r.returned + r.failed) > 0 then round(sum(r.delivered)::numeric / sum(r.delivered + r.returned + r.failed), 4) end as delivery_rate,
       coalesce(sum(r.measured), 0)::int as measured,
       array_agg(distinct r.country order by r.country) filter (where r.total > 0) as countries
     from shipping_daily_rollups r
-    left join carriers c on c.shop_id = r.shop_id and c.code = r.carrier_code
     where r.shop_id = ? and r.day between ?::date and ?::date and (?::text is null or r.carrier_code = ?::text)
     group by grouping sets ((), (r.country), (r.carrier_code))
-    order by grouping_level, total desc, r.country collate "C", r.carrier_code collate "C"`, [shopId, from, to, carrier ?? null, carrier ?? null]);
+    order by grouping_level, total desc, r.country collate "C", r.carrier_code collate "C"`, [shopId, shopId, from, to, carrier ?? null, carrier ?? null]);
   const rows: StatsRow[] = counts.rows.map((r: StatsRow) => ({ ...r, median_hours: null, p90_hours: null }));
   await fillPercentiles(db, shopId, from, to, carrier, rows);
 
@@ -221,25 +221,33 @@ interface PercentileTarget {
 
 /**
  * Sets `median_hours` (every level) and `p90_hours` (total and carriers) on the count rows. The period's histogram
- * tells, for each group and fraction, which 15-minute bucket holds the rank percentile_cont interpolates from and how
+ * (each (carrier, country) array as of `to` minus the one before `from`, two index probes per pair) tells, for each
+ * group and fraction, which 15-minute bucket holds the rank percentile_cont interpolates from and how
  * many of the group's values precede it there; an index-only scan from the bucket's start then reads the two exact
  * values. The interpolation repeats PostgreSQL's own float8 arithmetic, so the figure equals the raw computation.
  */
 async function fillPercentiles(db: Db, shopId: string, from: string, to: string, carrier: string | undefined, rows: StatsRow[]): Promise<void> {
   if (!rows.some((r) => r.measured > 0)) return;
   const targets = await knexRunner(db)(`
-    with keys as (
-      select carrier_code, country, bucket from shipping_delivery_keys where shop_id = $1 and ($2::text is null or carrier_code = $2::text)
+    with groups as (
+      select carrier_code, country from shipping_delivery_groups where shop_id = $1 and ($2::text is null or carrier_code = $2::text)
+    ),
+    -- Each group's running histogram as of \`to\` counts up, the one before \`from\` counts down.
+    edges as (
+      select g.carrier_code, g.country, e.sign, e.first_bucket, e.counts
+      from groups g
+      cross join lateral (
+        (select 1 as sign, h.first_bucket, h.counts from shipping_delivery_histograms h
+         where h.shop_id = $1 and h.carrier_code = g.carrier_code and h.country = g.country and h.day <= $4::date order by h.day desc limit 1)
+        union all
+        (select -1, h.first_bucket, h.counts from shipping_delivery_histograms h
+         where h.shop_id = $1 and h.carrier_code = g.carrier_code and h.country = g.country and h.day < $3::date order by h.day desc limit 1)
+      ) e
     ),
     hist as (
-      select k.carrier_code, k.country, k.bucket,
-        coalesce((select c.cumulative from shipping_delivery_cumulative c
-                  where c.shop_id = $1 and c.carrier_code = k.carrier_code and c.country = k.country and c.bucket = k.bucket and c.day <= $4::date
-                  order by c.day desc limit 1), 0)
-        - coalesce((select c.cumulative from shipping_delivery_cumulative c
-                  where c.shop_id = $1 and c.carrier_code = k.carrier_code and c.country = k.country and c.bucket = k.bucket and c.day < $3::date
-                  order by c.day desc limit 1), 0) as n
-      from keys k
+      select e.carrier_code, e.country, e.first_bucket + u.i::int - 1 as bucket, sum(e.sign * u.n) as n
+      from edges e, unnest(e.counts) with ordinality as u(n, i)
+      group by 1, 2, 3
     ),
     g as (
       select grouping(country, carrier_code)::int as lvl, country, carrier_code, bucket, sum(n) as n
@@ -265,7 +273,8 @@ async function fillPercentiles(db: Db, shopId: string, from: string, to: string,
   const bindings: Array<string | number> = [];
   const branches = targets.map((target, i) => {
     const where = ['shop_id = ?', 'delivery_ms >= ?', 'day between ?::date and ?::date'];
-    bindings.push(i, target.proportion, shopId, target.bucket * DELIVERY_BUCKET_MS, from, to);
+    // The lowest bucket also holds every smaller (clamped) value.
+    bindings.push(i, target.proportion, shopId, target.bucket <= FIRST_BUCKET ? Number.MIN_SAFE_INTEGER : target.bucket * DELIVERY_BUCKET_MS, from, to);
     const carrierCode = target.carrier_code ?? carrier;
     if (carrierCode !== undefined) {
       where.push('carrier_code = ?');

@@ -1,6 +1,6 @@
 /**
  * Rollups for shipping stats, the one summary that still read raw rows over a year (issue 9): counts per local day,
- * carrier and country; delivery times per shipment with a cumulative 15-minute histogram (src/rollups/shipping.ts).
+ * carrier and country; delivery times per shipment with running 15-minute histograms (src/rollups/shipping.ts).
  */
 import type { Knex } from 'knex';
 import { refreshShippingDays } from '../../rollups/shipping.js';
@@ -37,24 +37,23 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index shipment_delivery_times_carrier on shipment_delivery_times (shop_id, carrier_code, delivery_ms) include (day, country)');
   await knex.raw('create index shipment_delivery_times_country on shipment_delivery_times (shop_id, country, delivery_ms) include (day, carrier_code)');
 
-  // Running count of measured shipments per (carrier, country, bucket) up to each local day where it changes.
-  await knex.schema.createTable('shipping_delivery_cumulative', (t) => {
+  // Per (carrier, country) and each local day its measured shipments change: the running count of measured shipments
+  // created up to that day per 15-minute delivery-time bucket, as one dense array starting at `first_bucket`.
+  await knex.schema.createTable('shipping_delivery_histograms', (t) => {
     shopRef(t);
     t.text('carrier_code').notNullable();
     t.text('country').notNullable();
-    t.integer('bucket').notNullable();
     t.date('day').notNullable();
-    t.integer('cumulative').notNullable();
-    t.primary(['shop_id', 'carrier_code', 'country', 'bucket', 'day']);
+    t.integer('first_bucket').notNullable();
+    t.specificType('counts', 'integer[]').notNullable();
+    t.primary(['shop_id', 'carrier_code', 'country', 'day']);
   });
-  await knex.raw('create index shipping_delivery_cumulative_day on shipping_delivery_cumulative (shop_id, day)');
-  // The (carrier, country, bucket) keys a shop has ever had: the as-of lookups start from this short list.
-  await knex.schema.createTable('shipping_delivery_keys', (t) => {
+  // The (carrier, country) pairs a shop has histograms for: the as-of lookups start from this short list.
+  await knex.schema.createTable('shipping_delivery_groups', (t) => {
     shopRef(t);
     t.text('carrier_code').notNullable();
     t.text('country').notNullable();
-    t.integer('bucket').notNullable();
-    t.primary(['shop_id', 'carrier_code', 'country', 'bucket']);
+    t.primary(['shop_id', 'carrier_code', 'country']);
   });
 
   // The affiliate settlement looks up each conversion's withdrawal claims by order code; without this index that is a
@@ -65,11 +64,12 @@ export async function up(knex: Knex): Promise<void> {
   for (const shop of shops) {
     await refreshShippingDays(knexRunner(knex), String(shop.id), null);
   }
+  await knex.raw('analyze shipping_daily_rollups, shipment_delivery_times, shipping_delivery_histograms, shipping_delivery_groups');
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists claims_order');
-  for (const table of ['shipping_delivery_keys', 'shipping_delivery_cumulative', 'shipment_delivery_times', 'shipping_daily_rollups']) {
+  for (const table of ['shipping_delivery_groups', 'shipping_delivery_histograms', 'shipment_delivery_times', 'shipping_daily_rollups']) {
     await knex.schema.dropTableIfExists(table);
   }
 }
