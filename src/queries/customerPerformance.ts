@@ -51,30 +51,8 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
   // revenue) instead of summing a year of per-day rows.
   const span = period ? await db('order_daily_rollups').where({ shop_id: ctx.shop!.id }).first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last')) : null;
   const effective = period && span?.first && period.from <= span.first && period.to >= span.last ? null : period;
-  // One statement: the filtered rows are aggregated once (materialized); the page is cut from them first and only its
-  // rows are joined with their lifetime figures; the distinct-customer count reads the same rows.
-  const page = db.from('f').select('*')
-    .orderBy([{ column: 'revenue', order: 'desc' }, { column: 'customer_key', order: 'asc' }, { column: 'currency', order: 'asc' }])
-    .limit(limit + 1);
-  if (after) {
-    const [key, currency] = after.id.split('|');
-    page.whereRaw('(revenue < ?::numeric or (revenue = ?::numeric and (customer_key, currency) > (?, ?)))', [after.key, after.key, key, currency]);
-  }
-  const statement = db.withMaterialized('f', filteredRows(ctx, effective))
-    .with('p', page)
-    .with('t', db.from('f').select('currency', db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue')).groupBy('currency'))
-    .with('d', db.from(db.from('f').select('customer_key').groupBy('customer_key').as('k')).select(db.raw('count(*)::int as customers')))
-    .from('d')
-    .joinRaw('left join (p left join customer_rollups as cr on cr.shop_id = ? and cr.customer_key = p.customer_key and cr.currency = p.currency) on true', [ctx.shop!.id])
-    .select('p.*', 'd.customers',
-      db.raw(`(select coalesce(json_agg(json_build_object('currency', t.currency, 'orders', t.orders, 'revenue', t.revenue::text) order by t.currency), '[]') from t) as totals`),
-      db.raw('coalesce(cr.orders_count - cr.cancelled_count, 0)::int as lifetime_orders'), db.raw('coalesce(cr.revenue_with_vat, 0) as lifetime_revenue'))
-    .orderBy([{ column: 'p.revenue', order: 'desc' }, { column: 'p.customer_key', order: 'asc' }, { column: 'p.currency', order: 'asc' }]);
-  const result = await statement as unknown as Array<PerformanceRow & { customers: number; totals: Array<{ currency: string; orders: number; revenue: string }> }>;
-  const totals = result[0]?.totals ?? [];
-  const distinct = { customers: result[0]?.customers ?? 0 };
-  // Without a page (a cursor past the end) the one row carries only the totals.
-  const rows = result.filter((r) => r.customer_key !== null);
+  const { rows, totals, customers } = effective ? await periodFigures(ctx, effective, limit, after) : await lifetimeFigures(ctx, limit, after);
+  const distinct = { customers };
 
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
@@ -105,6 +83,63 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
     hasMore: nextCursor !== null,
     nextCursor,
   };
+}
+
+interface Figures {
+  rows: PerformanceRow[];
+  totals: Array<{ currency: string; orders: number; revenue: string }>;
+  customers: number;
+}
+
+/** A period: its per-customer-day rows summed once, the page cut from them, the distinct count over them. */
+async function periodFigures(ctx: CapabilityContext, period: Period, limit: number, after: KeysetPosition | null): Promise<Figures> {
+  const db = ctx.db;
+  // One statement: the filtered rows are aggregated once (materialized); the page is cut from them first and only its
+  // rows are joined with their lifetime figures; the distinct-customer count reads the same rows.
+  const page = db.from('f').select('*')
+    .orderBy([{ column: 'revenue', order: 'desc' }, { column: 'customer_key', order: 'asc' }, { column: 'currency', order: 'asc' }])
+    .limit(limit + 1);
+  if (after) {
+    const [key, currency] = after.id.split('|');
+    page.whereRaw('(revenue < ?::numeric or (revenue = ?::numeric and (customer_key, currency) > (?, ?)))', [after.key, after.key, key, currency]);
+  }
+  const statement = db.withMaterialized('f', filteredRows(ctx, period))
+    .with('p', page)
+    .with('t', db.from('f').select('currency', db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue')).groupBy('currency'))
+    .with('d', db.from(db.from('f').select('customer_key').groupBy('customer_key').as('k')).select(db.raw('count(*)::int as customers')))
+    .from('d')
+    .joinRaw('left join (p left join customer_rollups as cr on cr.shop_id = ? and cr.customer_key = p.customer_key and cr.currency = p.currency) on true', [ctx.shop!.id])
+    .select('p.*', 'd.customers',
+      db.raw(`(select coalesce(json_agg(json_build_object('currency', t.currency, 'orders', t.orders, 'revenue', t.revenue::text) order by t.currency), '[]') from t) as totals`),
+      db.raw('coalesce(cr.orders_count - cr.cancelled_count, 0)::int as lifetime_orders'), db.raw('coalesce(cr.revenue_with_vat, 0) as lifetime_revenue'))
+    .orderBy([{ column: 'p.revenue', order: 'desc' }, { column: 'p.customer_key', order: 'asc' }, { column: 'p.currency', order: 'asc' }]);
+  const result = await statement as unknown as Array<PerformanceRow & { customers: number; totals: Array<{ currency: string; orders: number; revenue: string }> }>;
+  // Without a page (a cursor past the end) the one row carries only the totals.
+  return { rows: result.filter((r) => r.customer_key !== null), totals: result[0]?.totals ?? [], customers: result[0]?.customers ?? 0 };
+}
+
+/**
+ * The whole history: the page straight from the lifetime rows by their revenue index, orders and revenue from the
+ * shop's daily rollups (the same non-cancelled orders), and the distinct customers counted on the lifetime rows.
+ */
+async function lifetimeFigures(ctx: CapabilityContext, limit: number, after: KeysetPosition | null): Promise<Figures> {
+  const db = ctx.db;
+  const shopId = ctx.shop!.id;
+  const page = db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count')
+    .select('customer_key', 'currency', db.raw('(orders_count - cancelled_count)::int as orders'), 'revenue_with_vat as revenue', 'first_order_at as first_at', 'last_order_at as last_at',
+      db.raw('(orders_count - cancelled_count)::int as lifetime_orders'), 'revenue_with_vat as lifetime_revenue')
+    .orderBy([{ column: 'revenue_with_vat', order: 'desc' }, { column: 'customer_key', order: 'asc' }, { column: 'currency', order: 'asc' }])
+    .limit(limit + 1);
+  if (after) {
+    const [key, currency] = after.id.split('|');
+    page.whereRaw('(revenue_with_vat < ?::numeric or (revenue_with_vat = ?::numeric and (customer_key, currency) > (?, ?)))', [after.key, after.key, key, currency]);
+  }
+  const totals = db('order_daily_rollups').where({ shop_id: shopId }).groupBy('currency').havingRaw('sum(orders_count) > 0')
+    .select('currency', db.raw('sum(orders_count)::int as orders'), db.raw('sum(revenue_with_vat)::text as revenue')).orderBy('currency');
+  const customers = db.from(db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count').distinct('customer_key').as('k'))
+    .first(db.raw('count(*)::int as customers'));
+  const [rows, sums, count] = await Promise.all([page, totals, customers]) as unknown as [PerformanceRow[], Figures['totals'], { customers: number } | undefined];
+  return { rows, totals: sums, customers: count?.customers ?? 0 };
 }
 
 /** revenue / orders rounded half away from zero to cents, in exact integer arithmetic. */
