@@ -9,6 +9,7 @@ import { LIST_LIMIT } from '../capabilities/params.js';
 import type { Period } from '../capabilities/period.js';
 import { AppError } from '../errors.js';
 import { money } from '../money.js';
+import { CANCELLED_STATUS_ID } from '../rollups/orders.js';
 import { byCurrency } from './customers.js';
 
 interface PerformanceRow {
@@ -28,12 +29,11 @@ function filteredRows(ctx: CapabilityContext, period: Period | null): Knex.Query
   const shopId = ctx.shop!.id;
   if (!period) {
     return db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count')
-      .select('customer_key', 'currency', db.raw('orders_count - cancelled_count as orders'), 'revenue_with_vat as revenue', 'first_order_at as first_at', 'last_order_at as last_at');
+      .select('customer_key', 'currency', db.raw('orders_count - cancelled_count as orders'), 'revenue_with_vat as revenue');
   }
   return db('customer_daily_rollups').where({ shop_id: shopId }).whereBetween('day', [period.from, period.to])
     .groupBy('customer_key', 'currency').havingRaw('sum(orders_count - cancelled_count) > 0')
-    .select('customer_key', 'currency', db.raw('sum(orders_count - cancelled_count)::int as orders'), db.raw('sum(revenue_with_vat) as revenue'),
-      db.raw('min(first_order_at) as first_at'), db.raw('max(last_order_at) as last_at'));
+    .select('customer_key', 'currency', db.raw('sum(orders_count - cancelled_count)::int as orders'), db.raw('sum(revenue_with_vat) as revenue'));
 }
 
 /** One page of performance rows and the totals of the whole filter. */
@@ -53,6 +53,7 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
   const effective = period && span?.first && period.from <= span.first && period.to >= span.last ? null : period;
   const { rows, totals, customers } = effective ? await periodFigures(ctx, effective, limit, after) : await lifetimeFigures(ctx, limit, after);
   const distinct = { customers };
+  await addOrderTimes(ctx, effective, rows);
 
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
@@ -126,7 +127,7 @@ async function lifetimeFigures(ctx: CapabilityContext, limit: number, after: Key
   const db = ctx.db;
   const shopId = ctx.shop!.id;
   const page = db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count')
-    .select('customer_key', 'currency', db.raw('(orders_count - cancelled_count)::int as orders'), 'revenue_with_vat as revenue', 'first_order_at as first_at', 'last_order_at as last_at',
+    .select('customer_key', 'currency', db.raw('(orders_count - cancelled_count)::int as orders'), 'revenue_with_vat as revenue',
       db.raw('(orders_count - cancelled_count)::int as lifetime_orders'), 'revenue_with_vat as lifetime_revenue')
     .orderBy([{ column: 'revenue_with_vat', order: 'desc' }, { column: 'customer_key', order: 'asc' }, { column: 'currency', order: 'asc' }])
     .limit(limit + 1);
@@ -140,6 +141,34 @@ async function lifetimeFigures(ctx: CapabilityContext, limit: number, after: Key
     .first(db.raw('count(*)::int as customers'));
   const [rows, sums, count] = await Promise.all([page, totals, customers]) as unknown as [PerformanceRow[], Figures['totals'], { customers: number } | undefined];
   return { rows, totals: sums, customers: count?.customers ?? 0 };
+}
+
+/**
+ * First and last non-cancelled order in the period (or ever) of the page's rows only, from their orders by the
+ * customer index: the rollups' first/last times include cancelled orders (the directory counts every order placed),
+ * and leaving them out of the period aggregation keeps its rows narrow.
+ */
+async function addOrderTimes(ctx: CapabilityContext, period: Period | null, rows: PerformanceRow[]): Promise<void> {
+  if (!rows.length) return;
+  const range = period
+    ? `and o.created_at >= (?::date)::timestamp at time zone ? and o.created_at < ((?::date) + 1)::timestamp at time zone ?`
+    : '';
+  const { rows: times } = await ctx.db.raw(`
+    select k.key, k.currency, min(o.created_at) as first_at, max(o.created_at) as last_at
+    from unnest(?::text[], ?::text[]) as k(key, currency)
+    join orders o on o.shop_id = ? and o.customer_email_hash = k.key::char(64) and o.currency = k.currency::char(3) and o.status_id <> ? ${range}
+    group by k.key, k.currency`, [
+    rows.map((r) => r.customer_key), rows.map((r) => r.currency), ctx.shop!.id, CANCELLED_STATUS_ID,
+    ...(period ? [period.from, period.timeZone, period.to, period.timeZone] : []),
+  ]);
+  const byKey = new Map((times as Array<{ key: string; currency: string; first_at: Date; last_at: Date }>).map((t) => [`${t.key}|${t.currency}`, t]));
+  for (const r of rows) {
+    const t = byKey.get(`${r.customer_key}|${r.currency}`);
+    if (t) {
+      r.first_at = t.first_at;
+      r.last_at = t.last_at;
+    }
+  }
 }
 
 /** revenue / orders rounded half away from zero to cents, in exact integer arithmetic. */

@@ -1,7 +1,7 @@
 /**
  * Property test of customers performance (fast-check, real Postgres, real HTTP): for random shops, periods (DST
- * changes and month ends included, short ones and whole-history ones) and page sizes, the first two pages and the
- * totals equal the same figures computed here by plain SQL over the raw orders.
+ * changes and month ends included, short ones and whole-history ones) and page sizes, the first two pages (first and
+ * last non-cancelled order included) and the totals equal the same figures computed here by plain SQL over raw orders.
  */
 import fc from 'fast-check';
 import type { ExecutionContext } from 'ava';
@@ -14,7 +14,7 @@ type Context = AppContext;
 const get = (t: ExecutionContext<Context>, path: string) => api(t.context.server, path, t.context.key);
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
-interface RawRow { key: string; currency: string; orders: number; revenue: string; lifetime_orders: number }
+interface RawRow { key: string; currency: string; orders: number; revenue: string; lifetime_orders: number; first_at: Date; last_at: Date }
 
 /** Rows per (customer, currency) of the period from raw orders, ranked as the endpoint ranks them, with lifetime orders. */
 async function rawRows(t: ExecutionContext<Context>, market: string, from: string, to: string): Promise<RawRow[]> {
@@ -22,6 +22,7 @@ async function rawRows(t: ExecutionContext<Context>, market: string, from: strin
     with s as (select s.id, s.time_zone from shops s join accounts a on a.id = s.account_id where a.code = 'demo' and s.code = :market),
     o as (select o.* from orders o, s where o.shop_id = s.id and o.status_id <> :cancelled)
     select trim(o.customer_email_hash) as key, trim(o.currency) as currency, count(*)::int as orders, sum(o.total_with_vat)::text as revenue,
+           min(o.created_at) as first_at, max(o.created_at) as last_at,
            (select count(*)::int from o l where l.customer_email_hash = o.customer_email_hash and l.currency = o.currency) as lifetime_orders
     from o, s
     where o.created_at >= (:from::date)::timestamp at time zone s.time_zone and o.created_at < ((:to::date) + 1)::timestamp at time zone s.time_zone
@@ -63,8 +64,9 @@ test('When random shops, periods and page sizes are asked, then customers perfor
       const second = await get(t, `/customers/performance?market=${market}&from=${from}&to=${to}&limit=${limit}&cursor=${encodeURIComponent(data.nextCursor)}`);
       pages.push(second.body.data.customers);
     }
-    const seen = pages.flat().map((c: any) => `${c.customerKey} ${c.currency} ${c.ordersCount} ${c.revenue.amount} ${c.lifetimeOrdersCount}`);
-    const expected = raw.slice(0, seen.length).map((r) => `${r.key} ${r.currency} ${r.orders} ${Number(r.revenue).toFixed(2)} ${r.lifetime_orders}`);
+    const seen = pages.flat().map((c: any) => `${c.customerKey} ${c.currency} ${c.ordersCount} ${c.revenue.amount} ${c.lifetimeOrdersCount} ${c.firstOrderAt} ${c.lastOrderAt}`);
+    const expected = raw.slice(0, seen.length)
+      .map((r) => `${r.key} ${r.currency} ${r.orders} ${Number(r.revenue).toFixed(2)} ${r.lifetime_orders} ${r.first_at.toISOString()} ${r.last_at.toISOString()}`);
     if (JSON.stringify(seen) !== JSON.stringify(expected)) throw new Error(`${label}: pages differ from the raw ranking\n${seen.slice(0, 5)}\n${expected.slice(0, 5)}`);
     if (seen.length !== Math.min(raw.length, limit * 2)) throw new Error(`${label}: ${seen.length} rows on two pages of ${raw.length}`);
     checks++;
