@@ -121,7 +121,7 @@ async function periodFigures(ctx: CapabilityContext, period: Period, limit: numb
 
 /**
  * The whole history: the page straight from the lifetime rows by their revenue index, orders and revenue from the
- * shop's daily rollups (the same non-cancelled orders), and the distinct customers counted on the lifetime rows.
+ * shop's daily rollups (the same non-cancelled orders), and the buyer count the orders sync keeps.
  */
 async function lifetimeFigures(ctx: CapabilityContext, limit: number, after: KeysetPosition | null): Promise<Figures> {
   const db = ctx.db;
@@ -137,8 +137,10 @@ async function lifetimeFigures(ctx: CapabilityContext, limit: number, after: Key
   }
   const totals = db('order_daily_rollups').where({ shop_id: shopId }).groupBy('currency').havingRaw('sum(orders_count) > 0')
     .select('currency', db.raw('sum(orders_count)::int as orders'), db.raw('sum(revenue_with_vat)::text as revenue')).orderBy('currency');
-  const customers = db.from(db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count').distinct('customer_key').as('k'))
-    .first(db.raw('count(*)::int as customers'));
+  // The buyer count the orders sync keeps; counted here only for a shop that has none yet.
+  const customers = db('shop_buyer_counts').where({ shop_id: shopId }).first('buyers as customers').then((kept: { customers: number } | undefined) => kept
+    ?? db.from(db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count').distinct('customer_key').as('k'))
+      .first(db.raw('count(*)::int as customers')));
   const [rows, sums, count] = await Promise.all([page, totals, customers]) as unknown as [PerformanceRow[], Figures['totals'], { customers: number } | undefined];
   return { rows, totals: sums, customers: count?.customers ?? 0 };
 }

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { refreshShippingDays } from '../../rollups/shipping.js';
-import { knexRunner } from '../../rollups/orders.js';
+import { knexRunner, rebuildBuyerCount } from '../../rollups/orders.js';
 
 function shopRef(t: Knex.CreateTableBuilder) {
   return t.bigInteger('shop_id').notNullable().references('shops.id').onDelete('CASCADE');
@@ -59,6 +59,13 @@ export async function up(knex: Knex): Promise<void> {
   // Customers performance over the whole history counts the shop's buyers: an index-only scan of this partial index.
   await knex.raw('create index customer_rollups_buyers on customer_rollups (shop_id, customer_key) where orders_count > cancelled_count');
 
+  // The number of buyers per shop, kept by the orders sync (src/rollups/orders.ts): customers performance over the whole
+  // history needs it, and counting 700,000 customers per call took over 50 ms.
+  await knex.schema.createTable('shop_buyer_counts', (t) => {
+    t.bigInteger('shop_id').primary().references('shops.id').onDelete('CASCADE');
+    t.integer('buyers').notNullable();
+  });
+
   // The affiliate settlement looks up each conversion's withdrawal claims by order code; without this index that is a
   // scan of every claim per conversion, which kept the million-order benchmark load busy for most of its 44 minutes.
   await knex.raw('create index if not exists claims_order on claims (shop_id, order_code)');
@@ -66,6 +73,7 @@ export async function up(knex: Knex): Promise<void> {
   const shops: Array<{ id: string }> = await knex('shops').select('id');
   for (const shop of shops) {
     await refreshShippingDays(knexRunner(knex), String(shop.id), null);
+    await rebuildBuyerCount(knexRunner(knex), String(shop.id));
   }
   await knex.raw('analyze shipping_daily_rollups, shipment_delivery_times, shipping_delivery_histograms, shipping_delivery_groups');
 }
@@ -73,7 +81,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists claims_order');
   await knex.raw('drop index if exists customer_rollups_buyers');
-  for (const table of ['shipping_delivery_groups', 'shipping_delivery_histograms', 'shipment_delivery_times', 'shipping_daily_rollups']) {
+  for (const table of ['shop_buyer_counts', 'shipping_delivery_groups', 'shipping_delivery_histograms', 'shipment_delivery_times', 'shipping_daily_rollups']) {
     await knex.schema.dropTableIfExists(table);
   }
 }

@@ -12,7 +12,7 @@ import {
 import type { DemoShopSettings } from './adapter.js';
 import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
 import { documentAt } from './documents.js';
-import { rebuildShopRollups } from '../../rollups/orders.js';
+import { rebuildBuyerCount, rebuildShopRollups } from '../../rollups/orders.js';
 import { catalogueRecords } from './content.js';
 import { writeCatalogueRecords } from '../../sync/apply/catalogue.js';
 import { rebuildProductRollups } from '../../rollups/products.js';
@@ -440,6 +440,7 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     await rebuildShopRollups(run, shopId);
     await rebuildProductRollups(run, shopId);
     await refreshShippingDays(run, shopId, null);
+    await rebuildBuyerCount(run, shopId);
     await seedDemoChatbot(affiliate, { shopId, shop, shopSeed: seed, historyEndMs: endMs });
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
