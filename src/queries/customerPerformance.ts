@@ -107,7 +107,9 @@ async function periodFigures(ctx: CapabilityContext, period: Period, limit: numb
   const statement = db.withMaterialized('f', filteredRows(ctx, period))
     .with('p', page)
     .with('t', db.from('f').select('currency', db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue')).groupBy('currency'))
-    .with('d', db.from(db.from('f').select('customer_key').groupBy('customer_key').as('k')).select(db.raw('count(*)::int as customers')))
+    // With one currency in the period every customer has one row, so the rows are the customers; else count them.
+    .with('d', db.select(db.raw(`case when (select count(*) from t) <= 1 then (select count(*) from f)
+      else (select count(*) from (select distinct customer_key from f) k) end::int as customers`)))
     .from('d')
     .joinRaw('left join (p left join customer_rollups as cr on cr.shop_id = ? and cr.customer_key = p.customer_key and cr.currency = p.currency) on true', [ctx.shop!.id])
     .select('p.*', 'd.customers',
