@@ -1,6 +1,6 @@
 /**
  * `npm run bench:reports`: the summaries over 366 days of the benchmark shop (~1M orders) — financial summary,
- * analytics overview, customers performance (first page) and shipping stats — each served by our endpoint and, in the
+ * analytics overview, customers performance (first page; also over the last 30 days) and shipping stats — each served by our endpoint and, in the
  * same run, computed from the raw rows by plain SQL. Prints p50/p99 of both, the ratio, and whether the figures are
  * equal. BENCH_SECONDS (default 5) per measurement; one client at a time (latency, not throughput).
  */
@@ -43,8 +43,16 @@ async function main() {
   const to = String(settings.settings.historyEnd).slice(0, 10);
   const from = new Date(Date.parse(`${to}T00:00:00Z`) - 365 * 86_400_000).toISOString().slice(0, 10);
   const tz = shop.timeZone;
-  const range = `created_at >= ('${from}'::date)::timestamp at time zone '${tz}' and created_at < ('${to}'::date + 1)::timestamp at time zone '${tz}'`;
+  const rangeFrom = (start: string) => `created_at >= ('${start}'::date)::timestamp at time zone '${tz}' and created_at < ('${to}'::date + 1)::timestamp at time zone '${tz}'`;
+  const range = rangeFrom(from);
   const orders = `from orders where shop_id = ${shop.id} and status_id <> ${CANCELLED_STATUS_ID} and ${range}`;
+  // The last 30 days: a period that is not the whole history, so customers performance sums per-day rollups.
+  const from30 = new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  const orders30 = `from orders where shop_id = ${shop.id} and status_id <> ${CANCELLED_STATUS_ID} and ${rangeFrom(from30)}`;
+  const customersRaw = (source: string) => `with c as (select customer_email_hash as key, count(*) as n, sum(total_with_vat) as revenue ${source} group by customer_email_hash)
+            select (select string_agg(key, ',' order by revenue desc, key) from (select * from c order by revenue desc, key limit 50) p) as page,
+                   count(*)::int as customers, sum(revenue)::text as revenue from c`;
+  const hours = (fraction: number) => `round((percentile_cont(${fraction}) within group (order by delivery_ms) / 3600000.0::float8)::numeric, 2)::text`;
 
   const cases: Case[] = [
     {
@@ -65,19 +73,30 @@ async function main() {
     {
       title: 'Customers performance, first page (50) and totals',
       path: `/customers/performance?market=sk&from=${from}&to=${to}&limit=50`,
-      raw: `with c as (select customer_email_hash as key, count(*) as n, sum(total_with_vat) as revenue ${orders} group by customer_email_hash)
-            select (select string_agg(key, ',' order by revenue desc, key) from (select * from c order by revenue desc, key limit 50) p) as page,
-                   count(*)::int as customers, sum(revenue)::text as revenue from c`,
+      raw: customersRaw(orders),
       ours: (d) => `${d.totals.customers} customers, ${d.totals.revenueByCurrency[0].amount} EUR, page ${hash(d.customers.map((c: any) => c.customerKey).join(','))}`,
       baseline: (r) => `${r[0].customers} customers, ${Number(r[0].revenue).toFixed(2)} EUR, page ${hash(String(r[0].page).split(',').map((k) => k.trim()).join(','))}`,
     },
     {
-      title: 'Shipping stats (shipments, delivered)',
+      title: 'Customers performance over the last 30 days, first page (50) and totals',
+      path: `/customers/performance?market=sk&from=${from30}&to=${to}&limit=50`,
+      raw: customersRaw(orders30),
+      ours: (d) => `${d.totals.customers} customers, ${d.totals.revenueByCurrency[0].amount} EUR, page ${hash(d.customers.map((c: any) => c.customerKey).join(','))}`,
+      baseline: (r) => `${r[0].customers} customers, ${Number(r[0].revenue).toFixed(2)} EUR, page ${hash(String(r[0].page).split(',').map((k) => k.trim()).join(','))}`,
+    },
+    {
+      title: 'Shipping stats (shipments, delivered, median and p90 delivery hours)',
       path: `/shipping/stats?market=sk&from=${from}&to=${to}`,
-      raw: `select count(*) filter (where outcome <> 'cancelled')::int as total, count(*) filter (where outcome = 'delivered')::int as delivered
-            from shipments where shop_id = ${shop.id} and ${range}`,
-      ours: (d) => `${d.shipments.total} shipments, ${d.shipments.delivered} delivered`,
-      baseline: (r) => `${r[0].total} shipments, ${r[0].delivered} delivered`,
+      raw: `with ps as (
+              select s.outcome, case when s.outcome <> 'cancelled' then extract(epoch from (fd.first_delivery_at - s.handed_over_at)) * 1000 end::float8 as delivery_ms
+              from shipments s left join lateral (
+                select min(e.occurred_at) as first_delivery_at from shipment_tracking_events e where e.shipment_id = s.id and e.is_delivery) fd on true
+              where s.shop_id = ${shop.id} and s.${range})
+            select count(*) filter (where outcome <> 'cancelled')::int as total, count(*) filter (where outcome = 'delivered')::int as delivered,
+                   ${hours(0.5)} as median, ${hours(0.9)} as p90
+            from ps`,
+      ours: (d) => `${d.shipments.total} shipments, ${d.shipments.delivered} delivered, median ${d.delivery.medianHours} h, p90 ${d.delivery.p90Hours} h`,
+      baseline: (r) => `${r[0].total} shipments, ${r[0].delivered} delivered, median ${Number(r[0].median)} h, p90 ${Number(r[0].p90)} h`,
     },
   ];
 

@@ -9,6 +9,7 @@ import { LIST_LIMIT } from '../capabilities/params.js';
 import type { Period } from '../capabilities/period.js';
 import { AppError } from '../errors.js';
 import { money } from '../money.js';
+import { CANCELLED_STATUS_ID } from '../rollups/orders.js';
 import { byCurrency } from './customers.js';
 
 interface PerformanceRow {
@@ -28,12 +29,11 @@ function filteredRows(ctx: CapabilityContext, period: Period | null): Knex.Query
   const shopId = ctx.shop!.id;
   if (!period) {
     return db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count')
-      .select('customer_key', 'currency', db.raw('orders_count - cancelled_count as orders'), 'revenue_with_vat as revenue', 'first_order_at as first_at', 'last_order_at as last_at');
+      .select('customer_key', 'currency', db.raw('orders_count - cancelled_count as orders'), 'revenue_with_vat as revenue');
   }
   return db('customer_daily_rollups').where({ shop_id: shopId }).whereBetween('day', [period.from, period.to])
     .groupBy('customer_key', 'currency').havingRaw('sum(orders_count - cancelled_count) > 0')
-    .select('customer_key', 'currency', db.raw('sum(orders_count - cancelled_count)::int as orders'), db.raw('sum(revenue_with_vat) as revenue'),
-      db.raw('min(first_order_at) as first_at'), db.raw('max(last_order_at) as last_at'));
+    .select('customer_key', 'currency', db.raw('sum(orders_count - cancelled_count)::int as orders'), db.raw('sum(revenue_with_vat) as revenue'));
 }
 
 /** One page of performance rows and the totals of the whole filter. */
@@ -51,23 +51,9 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
   // revenue) instead of summing a year of per-day rows.
   const span = period ? await db('order_daily_rollups').where({ shop_id: ctx.shop!.id }).first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last')) : null;
   const effective = period && span?.first && period.from <= span.first && period.to >= span.last ? null : period;
-  const base = filteredRows(ctx, effective);
-  const page = db.with('f', base).from('f')
-    .leftJoin('customer_rollups as cr', function joinLifetime() {
-      this.on('cr.customer_key', '=', 'f.customer_key').andOn('cr.currency', '=', 'f.currency').andOn('cr.shop_id', '=', db.raw('?', [ctx.shop!.id]));
-    })
-    .select('f.*', db.raw('coalesce(cr.orders_count - cr.cancelled_count, 0)::int as lifetime_orders'), db.raw('coalesce(cr.revenue_with_vat, 0) as lifetime_revenue'))
-    .orderBy([{ column: 'f.revenue', order: 'desc' }, { column: 'f.customer_key', order: 'asc' }, { column: 'f.currency', order: 'asc' }])
-    .limit(limit + 1);
-  if (after) {
-    const [key, currency] = after.id.split('|');
-    page.whereRaw('(f.revenue < ?::numeric or (f.revenue = ?::numeric and (f.customer_key, f.currency) > (?, ?)))', [after.key, after.key, key, currency]);
-  }
-  const totalsQuery = db.with('f', filteredRows(ctx, effective)).from('f')
-    .select('currency', db.raw('count(distinct customer_key)::int as customers'), db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue'))
-    .groupBy('currency');
-  const customersQuery = db.with('f', filteredRows(ctx, effective)).from('f').first(db.raw('count(distinct customer_key)::int as customers'));
-  const [rows, totals, distinct] = await Promise.all([page as unknown as Promise<PerformanceRow[]>, totalsQuery as unknown as Promise<Array<{ currency: string; orders: number; revenue: string }>>, customersQuery]);
+  const { rows, totals, customers } = effective ? await periodFigures(ctx, effective, limit, after) : await lifetimeFigures(ctx, limit, after);
+  const distinct = { customers };
+  await addOrderTimes(ctx, effective, rows);
 
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
@@ -98,6 +84,95 @@ export async function customerPerformance(ctx: CapabilityContext, period: Period
     hasMore: nextCursor !== null,
     nextCursor,
   };
+}
+
+interface Figures {
+  rows: PerformanceRow[];
+  totals: Array<{ currency: string; orders: number; revenue: string }>;
+  customers: number;
+}
+
+/** A period: its per-customer-day rows summed once, the page cut from them, the distinct count over them. */
+async function periodFigures(ctx: CapabilityContext, period: Period, limit: number, after: KeysetPosition | null): Promise<Figures> {
+  const db = ctx.db;
+  // One statement: the filtered rows are aggregated once (materialized); the page is cut from them first and only its
+  // rows are joined with their lifetime figures; the distinct-customer count reads the same rows.
+  const page = db.from('f').select('*')
+    .orderBy([{ column: 'revenue', order: 'desc' }, { column: 'customer_key', order: 'asc' }, { column: 'currency', order: 'asc' }])
+    .limit(limit + 1);
+  if (after) {
+    const [key, currency] = after.id.split('|');
+    page.whereRaw('(revenue < ?::numeric or (revenue = ?::numeric and (customer_key, currency) > (?, ?)))', [after.key, after.key, key, currency]);
+  }
+  const statement = db.withMaterialized('f', filteredRows(ctx, period))
+    .with('p', page)
+    .with('t', db.from('f').select('currency', db.raw('sum(orders)::int as orders'), db.raw('sum(revenue) as revenue')).groupBy('currency'))
+    // With one currency in the period every customer has one row, so the rows are the customers; else count them.
+    .with('d', db.select(db.raw(`case when (select count(*) from t) <= 1 then (select count(*) from f)
+      else (select count(*) from (select distinct customer_key from f) k) end::int as customers`)))
+    .from('d')
+    .joinRaw('left join (p left join customer_rollups as cr on cr.shop_id = ? and cr.customer_key = p.customer_key and cr.currency = p.currency) on true', [ctx.shop!.id])
+    .select('p.*', 'd.customers',
+      db.raw(`(select coalesce(json_agg(json_build_object('currency', t.currency, 'orders', t.orders, 'revenue', t.revenue::text) order by t.currency), '[]') from t) as totals`),
+      db.raw('coalesce(cr.orders_count - cr.cancelled_count, 0)::int as lifetime_orders'), db.raw('coalesce(cr.revenue_with_vat, 0) as lifetime_revenue'))
+    .orderBy([{ column: 'p.revenue', order: 'desc' }, { column: 'p.customer_key', order: 'asc' }, { column: 'p.currency', order: 'asc' }]);
+  const result = await statement as unknown as Array<PerformanceRow & { customers: number; totals: Array<{ currency: string; orders: number; revenue: string }> }>;
+  // Without a page (a cursor past the end) the one row carries only the totals.
+  return { rows: result.filter((r) => r.customer_key !== null), totals: result[0]?.totals ?? [], customers: result[0]?.customers ?? 0 };
+}
+
+/**
+ * The whole history: the page straight from the lifetime rows by their revenue index, orders and revenue from the
+ * shop's daily rollups (the same non-cancelled orders), and the buyer count the orders sync keeps.
+ */
+async function lifetimeFigures(ctx: CapabilityContext, limit: number, after: KeysetPosition | null): Promise<Figures> {
+  const db = ctx.db;
+  const shopId = ctx.shop!.id;
+  const page = db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count')
+    .select('customer_key', 'currency', db.raw('(orders_count - cancelled_count)::int as orders'), 'revenue_with_vat as revenue',
+      db.raw('(orders_count - cancelled_count)::int as lifetime_orders'), 'revenue_with_vat as lifetime_revenue')
+    .orderBy([{ column: 'revenue_with_vat', order: 'desc' }, { column: 'customer_key', order: 'asc' }, { column: 'currency', order: 'asc' }])
+    .limit(limit + 1);
+  if (after) {
+    const [key, currency] = after.id.split('|');
+    page.whereRaw('(revenue_with_vat < ?::numeric or (revenue_with_vat = ?::numeric and (customer_key, currency) > (?, ?)))', [after.key, after.key, key, currency]);
+  }
+  const totals = db('order_daily_rollups').where({ shop_id: shopId }).groupBy('currency').havingRaw('sum(orders_count) > 0')
+    .select('currency', db.raw('sum(orders_count)::int as orders'), db.raw('sum(revenue_with_vat)::text as revenue')).orderBy('currency');
+  // The buyer count the orders sync keeps; counted here only for a shop that has none yet.
+  const customers = db('shop_buyer_counts').where({ shop_id: shopId }).first('buyers as customers').then((kept: { customers: number } | undefined) => kept
+    ?? db.from(db('customer_rollups').where({ shop_id: shopId }).whereRaw('orders_count > cancelled_count').distinct('customer_key').as('k'))
+      .first(db.raw('count(*)::int as customers')));
+  const [rows, sums, count] = await Promise.all([page, totals, customers]) as unknown as [PerformanceRow[], Figures['totals'], { customers: number } | undefined];
+  return { rows, totals: sums, customers: count?.customers ?? 0 };
+}
+
+/**
+ * First and last non-cancelled order in the period (or ever) of the page's rows only, from their orders by the
+ * customer index: the rollups' first/last times include cancelled orders (the directory counts every order placed),
+ * and leaving them out of the period aggregation keeps its rows narrow.
+ */
+async function addOrderTimes(ctx: CapabilityContext, period: Period | null, rows: PerformanceRow[]): Promise<void> {
+  if (!rows.length) return;
+  const range = period
+    ? `and o.created_at >= (?::date)::timestamp at time zone ? and o.created_at < ((?::date) + 1)::timestamp at time zone ?`
+    : '';
+  const { rows: times } = await ctx.db.raw(`
+    select k.key, k.currency, min(o.created_at) as first_at, max(o.created_at) as last_at
+    from unnest(?::text[], ?::text[]) as k(key, currency)
+    join orders o on o.shop_id = ? and o.customer_email_hash = k.key::char(64) and o.currency = k.currency::char(3) and o.status_id <> ? ${range}
+    group by k.key, k.currency`, [
+    rows.map((r) => r.customer_key), rows.map((r) => r.currency), ctx.shop!.id, CANCELLED_STATUS_ID,
+    ...(period ? [period.from, period.timeZone, period.to, period.timeZone] : []),
+  ]);
+  const byKey = new Map((times as Array<{ key: string; currency: string; first_at: Date; last_at: Date }>).map((t) => [`${t.key}|${t.currency}`, t]));
+  for (const r of rows) {
+    const t = byKey.get(`${r.customer_key}|${r.currency}`);
+    if (t) {
+      r.first_at = t.first_at;
+      r.last_at = t.last_at;
+    }
+  }
 }
 
 /** revenue / orders rounded half away from zero to cents, in exact integer arithmetic. */

@@ -2,6 +2,8 @@
 import type { Db } from '../db/knex.js';
 import type { Period } from '../capabilities/period.js';
 import type { PageRequest } from '../capabilities/types.js';
+import { knexRunner } from '../rollups/orders.js';
+import { DELIVERY_BUCKET_MS, FIRST_BUCKET } from '../rollups/shipping.js';
 import { iso, keysetPage, toPage, wherePeriod } from './keyset.js';
 
 export const SHIPMENT_OUTCOMES = ['delivered', 'returned', 'failed', 'in_transit', 'cancelled'] as const;
@@ -143,54 +145,31 @@ const LEVEL_CARRIER = 2;
 const num = (value: string | null): number | null => (value === null ? null : Number(value));
 
 /**
- * Delivery statistics of the shipments created in the period, in one pass over them (GROUPING SETS: whole shop,
- * per country, per carrier). Delivery time runs from hand-over to the FIRST delivery tracking event; a shipment
- * missing either point is left out of median and p90; cancelled shipments are counted only as `cancelled`.
- * Percentiles are taken over whole milliseconds and rounded to 2 decimals (half away from zero) as NUMERIC.
+ * Delivery statistics of the shipments created in the period, from the shipping rollups (src/rollups/shipping.ts):
+ * counts from the per-day rows (GROUPING SETS: whole shop, per country, per carrier), percentiles located in the
+ * period's 15-minute histogram (cumulative counts at `to` minus at `from - 1`) and then picked exactly from the
+ * per-shipment delivery times, so they equal percentile_cont over the raw rows. Delivery time runs from hand-over to
+ * the FIRST delivery tracking event; a shipment missing either point is left out of median and p90; cancelled
+ * shipments are counted only as `cancelled`. Percentiles are rounded to 2 decimals (half away from zero) as NUMERIC.
  */
 export async function shipmentStats(db: Db, shopId: string, period: Period | null, carrier: string | undefined): Promise<ShippingStats> {
-  const periodShipments = db('shipments as s')
-    .leftJoin('carriers as c', function joinCarrier() {
-      this.on('c.shop_id', '=', 's.shop_id').andOn('c.code', '=', 's.carrier_code');
-    })
-    .joinRaw(`left join lateral (
-        select min(e.occurred_at) as first_delivery_at
-        from shipment_tracking_events e
-        where e.shipment_id = s.id and e.is_delivery
-      ) fd on true`)
-    .select(
-      's.carrier_code',
-      'c.name as carrier_name',
-      db.raw('trim(s.country) as country'),
-      's.outcome',
-      // Null unless both points exist (and never for a cancelled shipment), so percentile_cont skips it.
-      db.raw(`case when s.outcome <> 'cancelled' then extract(epoch from (fd.first_delivery_at - s.handed_over_at)) * 1000 end::float8 as delivery_ms`),
-    )
-    .where('s.shop_id', shopId);
-  if (carrier !== undefined) periodShipments.where('s.carrier_code', carrier);
-  wherePeriod(periodShipments, 's.created_at', period);
-
-  const settled = `count(*) filter (where outcome in ('delivered', 'returned', 'failed'))`;
-  const hours = (fraction: number) => `round((percentile_cont(${fraction}) within group (order by delivery_ms) / 3600000.0::float8)::numeric, 2)`;
-  const rows: StatsRow[] = await db
-    .with('ps', periodShipments)
-    .from('ps')
-    .select(db.raw(`
-      grouping(country, carrier_code)::int as grouping_level,
-      country, carrier_code, max(carrier_name) as carrier_name,
-      count(*) filter (where outcome <> 'cancelled')::int as total,
-      count(*) filter (where outcome = 'delivered')::int as delivered,
-      count(*) filter (where outcome = 'returned')::int as returned,
-      count(*) filter (where outcome = 'failed')::int as failed,
-      count(*) filter (where outcome = 'in_transit')::int as in_transit,
-      count(*) filter (where outcome = 'cancelled')::int as cancelled,
-      case when ${settled} > 0 then round(count(*) filter (where outcome = 'delivered')::numeric / ${settled}, 4) end as delivery_rate,
-      count(delivery_ms)::int as measured,
-      ${hours(0.5)} as median_hours,
-      ${hours(0.9)} as p90_hours,
-      array_agg(distinct country::text order by country::text) filter (where outcome <> 'cancelled') as countries`))
-    .groupByRaw('grouping sets ((), (country), (carrier_code))')
-    .orderByRaw('grouping_level, total desc, country collate "C", carrier_code collate "C"');
+  // Stats always have a period (default the last 30 days); without one, the whole history.
+  const from = period?.from ?? '-infinity';
+  const to = period?.to ?? 'infinity';
+  const counts = await db.raw(`
+    select grouping(r.country, r.carrier_code)::int as grouping_level, r.country, r.carrier_code,
+      (select c.name from carriers c where c.shop_id = ? and c.code = r.carrier_code) as carrier_name,
+      coalesce(sum(r.total), 0)::int as total, coalesce(sum(r.delivered), 0)::int as delivered, coalesce(sum(r.returned), 0)::int as returned, coalesce(sum(r.failed), 0)::int as failed,
+      coalesce(sum(r.in_transit), 0)::int as in_transit, coalesce(sum(r.cancelled), 0)::int as cancelled,
+      case when sum(r.delivered + r.returned + r.failed) > 0 then round(sum(r.delivered)::numeric / sum(r.delivered + r.returned + r.failed), 4) end as delivery_rate,
+      coalesce(sum(r.measured), 0)::int as measured,
+      array_agg(distinct r.country order by r.country) filter (where r.total > 0) as countries
+    from shipping_daily_rollups r
+    where r.shop_id = ? and r.day between ?::date and ?::date and (?::text is null or r.carrier_code = ?::text)
+    group by grouping sets ((), (r.country), (r.carrier_code))
+    order by grouping_level, total desc, r.country collate "C", r.carrier_code collate "C"`, [shopId, shopId, from, to, carrier ?? null, carrier ?? null]);
+  const rows: StatsRow[] = counts.rows.map((r: StatsRow) => ({ ...r, median_hours: null, p90_hours: null }));
+  await fillPercentiles(db, shopId, from, to, carrier, rows);
 
   const total = rows.find((r) => r.grouping_level === LEVEL_TOTAL);
   // A country or carrier with only cancelled shipments has nothing to report.
@@ -228,4 +207,95 @@ export async function shipmentStats(db: Db, shopId: string, period: Period | nul
       countries: r.countries ?? [],
     })),
   };
+}
+
+interface PercentileTarget {
+  lvl: number;
+  country: string | null;
+  carrier_code: string | null;
+  fraction: number;
+  proportion: number;
+  bucket: number;
+  skip: number;
+}
+
+/**
+ * Sets `median_hours` (every level) and `p90_hours` (total and carriers) on the count rows. The period's histogram
+ * (each (carrier, country) array as of `to` minus the one before `from`, two index probes per pair) tells, for each
+ * group and fraction, which 15-minute bucket holds the rank percentile_cont interpolates from and how
+ * many of the group's values precede it there; an index-only scan from the bucket's start then reads the two exact
+ * values. The interpolation repeats PostgreSQL's own float8 arithmetic, so the figure equals the raw computation.
+ */
+async function fillPercentiles(db: Db, shopId: string, from: string, to: string, carrier: string | undefined, rows: StatsRow[]): Promise<void> {
+  if (!rows.some((r) => r.measured > 0)) return;
+  const targets = await knexRunner(db)(`
+    with groups as (
+      select carrier_code, country from shipping_delivery_groups where shop_id = $1 and ($2::text is null or carrier_code = $2::text)
+    ),
+    -- Each group's running histogram as of \`to\` counts up, the one before \`from\` counts down.
+    edges as (
+      select g.carrier_code, g.country, e.sign, e.first_bucket, e.counts
+      from groups g
+      cross join lateral (
+        (select 1 as sign, h.first_bucket, h.counts from shipping_delivery_histograms h
+         where h.shop_id = $1 and h.carrier_code = g.carrier_code and h.country = g.country and h.day <= $4::date order by h.day desc limit 1)
+        union all
+        (select -1, h.first_bucket, h.counts from shipping_delivery_histograms h
+         where h.shop_id = $1 and h.carrier_code = g.carrier_code and h.country = g.country and h.day < $3::date order by h.day desc limit 1)
+      ) e
+    ),
+    hist as (
+      select e.carrier_code, e.country, e.first_bucket + u.i::int - 1 as bucket, sum(e.sign * u.n) as n
+      from edges e, unnest(e.counts) with ordinality as u(n, i)
+      group by 1, 2, 3
+    ),
+    g as (
+      select grouping(country, carrier_code)::int as lvl, country, carrier_code, bucket, sum(n) as n
+      from hist where n > 0
+      group by grouping sets ((bucket), (country, bucket), (carrier_code, bucket))
+    ),
+    c as (
+      select g.*, sum(n) over (partition by lvl, country, carrier_code order by bucket) - n as below,
+             sum(n) over (partition by lvl, country, carrier_code) as total
+      from g
+    ),
+    t as (
+      select grp.*, f.fraction, floor(f.fraction * (grp.total - 1)::float8)::bigint as k,
+             f.fraction * (grp.total - 1)::float8 - floor(f.fraction * (grp.total - 1)::float8) as proportion
+      from (select distinct lvl, country, carrier_code, total from c) grp
+      cross join (values (0.5::float8), (0.9::float8)) as f(fraction)
+      where grp.lvl <> ${LEVEL_COUNTRY} or f.fraction = 0.5
+    )
+    select t.lvl, t.country, t.carrier_code, t.fraction, t.proportion, c.bucket, (t.k - c.below)::int as skip
+    from t join c on c.lvl = t.lvl and c.country is not distinct from t.country and c.carrier_code is not distinct from t.carrier_code
+      and t.k >= c.below and t.k < c.below + c.n`, [shopId, carrier ?? null, from, to]) as unknown as PercentileTarget[];
+  if (!targets.length) return;
+  const bindings: Array<string | number> = [];
+  const branches = targets.map((target, i) => {
+    const where = ['shop_id = ?', 'delivery_ms >= ?', 'day between ?::date and ?::date'];
+    // The lowest bucket also holds every smaller (clamped) value.
+    bindings.push(i, target.proportion, shopId, target.bucket <= FIRST_BUCKET ? Number.MIN_SAFE_INTEGER : target.bucket * DELIVERY_BUCKET_MS, from, to);
+    const carrierCode = target.carrier_code ?? carrier;
+    if (carrierCode !== undefined) {
+      where.push('carrier_code = ?');
+      bindings.push(carrierCode);
+    }
+    if (target.country !== null) {
+      where.push('country = ?');
+      bindings.push(target.country);
+    }
+    bindings.push(target.skip);
+    return `select ?::int as idx, (
+      select round(((v[1]::float8 + (coalesce(v[2], v[1])::float8 - v[1]::float8) * ?::float8) / 3600000.0::float8)::numeric, 2)::text
+      from (select array_agg(delivery_ms order by delivery_ms) as v from (
+        select delivery_ms from shipment_delivery_times where ${where.join(' and ')} order by delivery_ms offset ? limit 2) x) y) as hours`;
+  });
+  const picked = await db.raw(branches.join('\nunion all\n'), bindings);
+  for (const { idx, hours } of picked.rows as Array<{ idx: number; hours: string | null }>) {
+    const target = targets[idx];
+    const row = rows.find((r) => r.grouping_level === target.lvl && (r.country ?? null) === target.country && (r.carrier_code ?? null) === target.carrier_code);
+    if (!row) continue;
+    if (target.fraction === 0.5) row.median_hours = hours;
+    else row.p90_hours = hours;
+  }
 }

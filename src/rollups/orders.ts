@@ -117,6 +117,25 @@ async function refreshCustomers(run: SqlRunner, shopId: string, keys: string[] |
     group by customer_email_hash, day, currency`, [shopId, keys]);
 }
 
+/** Customers among `keys` with at least one non-cancelled order in the shop. */
+async function buyersAmong(run: SqlRunner, shopId: string, keys: string[]): Promise<number> {
+  const rows = await run(`
+    select count(distinct customer_key)::int as n from customer_rollups
+    where shop_id = $1 and customer_key = any($2::char(64)[]) and orders_count > cancelled_count`, [shopId, keys]);
+  return Number(rows[0].n);
+}
+
+/**
+ * Recounts the shop's buyers (customers with at least one non-cancelled order) from its customer rollups: after a bulk
+ * load and when migration 018 creates the count. Customers performance over the whole history reads it.
+ */
+export async function rebuildBuyerCount(run: SqlRunner, shopId: string): Promise<void> {
+  await run(`
+    insert into shop_buyer_counts (shop_id, buyers)
+    select $1, count(distinct customer_key) from customer_rollups where shop_id = $1 and orders_count > cancelled_count
+    on conflict (shop_id) do update set buyers = excluded.buyers`, [shopId]);
+}
+
 /** Recomputes the days and customers of the given orders (already written in this transaction). */
 export async function refreshOrderRollups(trx: Knex.Transaction, shopId: string, orderIds: string[]): Promise<void> {
   if (!orderIds.length) return;
@@ -128,7 +147,17 @@ export async function refreshOrderRollups(trx: Knex.Transaction, shopId: string,
   const { days, keys } = touched[0] as { days: string[] | null; keys: string[] | null };
   if (!days || !keys) return;
   await refreshDays(run, shopId, days);
+  // The shop's buyer count moves by the change among the touched customers; the row lock makes concurrent batches of a
+  // shop take turns, so each one counts "before" on the committed state.
+  await run(`
+    insert into shop_buyer_counts (shop_id, buyers)
+    select $1, count(distinct customer_key) from customer_rollups where shop_id = $1 and orders_count > cancelled_count
+    on conflict (shop_id) do nothing`, [shopId]);
+  await run('select 1 from shop_buyer_counts where shop_id = $1 for update', [shopId]);
+  const before = await buyersAmong(run, shopId, keys);
   await refreshCustomers(run, shopId, keys);
+  const after = await buyersAmong(run, shopId, keys);
+  if (after !== before) await run('update shop_buyer_counts set buyers = buyers + $2 where shop_id = $1', [shopId, after - before]);
   // Tracked revenue per channel follows the orders' status too.
   await refreshChannelDays(run, shopId, days);
 }

@@ -253,4 +253,8 @@ test('When the sync applies new and changed orders, then the rollups equal a reb
     select count(*)::int as n, sum(orders_count)::int as orders from customer_rollups where shop_id = ?`, [shop!.id]);
   const rawCustomers = await db.raw(`select count(distinct customer_email_hash)::int as n, count(*)::int as orders from orders where shop_id = ?`, [shop!.id]);
   t.deepEqual(customers.rows[0], rawCustomers.rows[0]);
+  // The buyer count moved with the batches (new buyers, orders cancelled since) and equals a count of the raw orders.
+  const kept = await db('shop_buyer_counts').where({ shop_id: shop!.id }).first('buyers');
+  const buyers = await db.raw(`select count(distinct customer_email_hash)::int as n from orders where shop_id = ? and status_id <> ?`, [shop!.id, CANCELLED_STATUS_ID]);
+  t.is(kept?.buyers, buyers.rows[0].n);
 });

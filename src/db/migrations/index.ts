@@ -12,10 +12,11 @@ import * as m010 from './010_affiliate_chatbot_suppliers.js';
 import * as m011 from './011_people_oauth.js';
 import * as m012 from './012_automations.js';
 import * as m013 from './013_webhook_direct_delivery.js';
+import * as m014 from './014_proposals.js';
 import * as m015 from './015_coupon_confirmations.js';
 import * as m016 from './016_email_outbox_affiliate_writes.js';
+import * as m018 from './018_shipping_rollups.js';
 import * as m019 from './019_webhook_due_retries.js';
-import * as m014 from './014_proposals.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -31,8 +32,9 @@ export const migrations = [
   { name: '011_people_oauth', ...m011 },
   { name: '012_automations', ...m012 },
   { name: '013_webhook_direct_delivery', ...m013 },
+  { name: '014_proposals', ...m014 },
   { name: '015_coupon_confirmations', ...m015 },
   { name: '016_email_outbox_affiliate_writes', ...m016 },
+  { name: '018_shipping_rollups', ...m018 },
   { name: '019_webhook_due_retries', ...m019 },
-  { name: '014_proposals', ...m014 },
 ];

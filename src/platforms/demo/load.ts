@@ -12,10 +12,11 @@ import {
 import type { DemoShopSettings } from './adapter.js';
 import { CopyBuffer, IdReservation, type PgConnection } from './copy.js';
 import { documentAt } from './documents.js';
-import { rebuildShopRollups } from '../../rollups/orders.js';
+import { rebuildBuyerCount, rebuildShopRollups } from '../../rollups/orders.js';
 import { catalogueRecords } from './content.js';
 import { writeCatalogueRecords } from '../../sync/apply/catalogue.js';
 import { rebuildProductRollups } from '../../rollups/products.js';
+import { refreshShippingDays } from '../../rollups/shipping.js';
 import { OrderTimeline, shopSeed } from './generator.js';
 import { formatMinor } from './money.js';
 import { BENCH_ACCOUNT, DEMO_ACCOUNTS, type DemoAccountSpec } from './plan.js';
@@ -422,18 +423,24 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     }
     if (inFlight) await inFlight;
     totals.stockMovements += await writeHistoryEnd(conn, shopId, settings, shop, timeline, sums);
+    // Statistics of the rows just copied (ANALYZE sees this transaction's own rows): without them the affiliate
+    // settlement below was planned as over empty tables and ran for most of a million-order load.
+    await conn.query(`analyze ${LOADED_TABLES.join(', ')}`);
     // The service's own affiliate programme, on the same transaction, so its conversions point at these orders.
     const affiliate = pgRunner(db, conn);
     await seedDemoAffiliateShop(affiliate, {
       accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed,
       windowStartMs: timeline.windowStartMs, historyEndMs: endMs, partnerCoupons: timeline.coupons.couponsAt(endMs).filter((c) => c.partnerIndex !== null),
     });
+    await conn.query('analyze affiliate_conversions');
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
     await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
     // Rollups of the loaded history, in the same transaction as its rows.
     const run = async (text: string, values: unknown[]) => (await conn.query(text, values)).rows;
     await rebuildShopRollups(run, shopId);
     await rebuildProductRollups(run, shopId);
+    await refreshShippingDays(run, shopId, null);
+    await rebuildBuyerCount(run, shopId);
     await seedDemoChatbot(affiliate, { shopId, shop, shopSeed: seed, historyEndMs: endMs });
     await conn.query('update shops set last_synced_at = $2 where id = $1', [shopId, input.endDate]);
     await conn.query('commit');
@@ -450,12 +457,15 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
 /** Every table the loader COPYs into. */
 const LOADED_TABLES = ['availabilities', 'content_articles', 'shop_content_capabilities', 'categories', 'products', 'orders', 'order_items', 'shipments', 'shipment_tracking_events', 'documents', 'claims', 'stock_movements', 'stock_items', 'search_console_sync_runs'];
 
+/** The rollups the loader builds in its transaction: summaries read them, so they need statistics as much. */
+const ROLLUP_TABLES = ['order_daily_rollups', 'customer_rollups', 'customer_daily_rollups', 'shipping_daily_rollups', 'shipment_delivery_times', 'shipping_delivery_histograms', 'shipping_delivery_groups'];
+
 /**
  * Refreshes the planner's statistics after a bulk load. Autovacuum does it only later: until then a listing of a
  * freshly loaded million orders was planned as if the table were empty and answered in about a second, not 30 ms.
  */
 export async function analyzeLoadedTables(db: Db): Promise<void> {
-  await db.raw(`analyze ${LOADED_TABLES.join(', ')}`);
+  await db.raw(`analyze ${[...LOADED_TABLES, ...ROLLUP_TABLES].join(', ')}`);
 }
 
 /** Ensures one account spec and its shops exist; returns the account id. */

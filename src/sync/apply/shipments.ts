@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 import type { PlatformShipment } from '../../platforms/types.js';
 import type { GeneratedTrackingEvent } from '../../platforms/demo/types.js';
 import type { EventSink } from '../events.js';
+import { knexRunner } from '../../rollups/orders.js';
+import { refreshShipmentRollups } from '../../rollups/shipping.js';
 import { bulkInsert } from '../bulk.js';
 import { shipmentRow, trackingEventRows } from '../rows.js';
 import type { SyncShop } from '../shops.js';
@@ -17,6 +19,7 @@ interface StoredShipment {
   tracking_number: string;
   status: string;
   updated_at: Date;
+  day: string;
 }
 
 const key = (carrier: string, tracking: string) => `${carrier}|${tracking}`;
@@ -36,9 +39,13 @@ function transitionEvents(sink: EventSink, shipmentId: string, s: PlatformShipme
 
 export async function applyShipments(trx: Knex.Transaction, shop: SyncShop, shipments: PlatformShipment[], sink: EventSink): Promise<number> {
   const rows: StoredShipment[] = await trx('shipments').where({ shop_id: shop.id }).whereIn('tracking_number', shipments.map((s) => s.trackingNumber))
-    .select('id', 'carrier_code', 'tracking_number', 'status', 'updated_at');
+    .select('id', 'carrier_code', 'tracking_number', 'status', 'updated_at',
+      trx.raw('((created_at at time zone (select time_zone from shops where id = shipments.shop_id))::date)::text as day'));
   const stored = new Map(rows.map((r) => [key(r.carrier_code, r.tracking_number), r]));
   const fresh: PlatformShipment[] = [];
+  const touched: string[] = [];
+  // The days the changed stored versions counted in: their rollups are recomputed too.
+  const previousDays: string[] = [];
   let written = 0;
   for (const s of shipments) {
     const known = stored.get(key(s.carrierCode, s.trackingNumber));
@@ -52,6 +59,8 @@ export async function applyShipments(trx: Knex.Transaction, shop: SyncShop, ship
     const { order_code: _o, carrier_code: _c, tracking_number: _t, shop_id: _s, ...changes } = shipmentRow(shop.id, s);
     await trx('shipments').where({ id: known.id }).update(changes);
     transitionEvents(sink, String(known.id), s, known.status, added);
+    touched.push(String(known.id));
+    previousDays.push(known.day);
     written++;
   }
   if (fresh.length) {
@@ -65,6 +74,9 @@ export async function applyShipments(trx: Knex.Transaction, shop: SyncShop, ship
       transitionEvents(sink, id, s, s.events[0].status, s.events.slice(1));
     }
     written += fresh.length;
+    touched.push(...ids.map((r) => String(r.id)));
   }
+  // Shipping rollups follow in the same transaction: a later delivery moves a shipment out of in-transit exactly once.
+  if (touched.length) await refreshShipmentRollups(knexRunner(trx), shop.id, touched, previousDays);
   return written;
 }
