@@ -143,6 +143,13 @@ export function missingScopeOfCall(body: unknown, scopes: ReadonlySet<string>): 
   return { tool: message.params.name, scope: capability.scope };
 }
 
+/** The `market` argument of a `tools/call`, so the credential's lookup can read that shop in the same round trip. */
+function marketOfCall(body: unknown): unknown {
+  const message = body as { method?: unknown; params?: { arguments?: { market?: unknown } } } | null;
+  if (!message || Array.isArray(message) || message.method !== 'tools/call') return undefined;
+  return message.params?.arguments?.market;
+}
+
 export function createMcpRouter(deps: McpDeps): Router {
   const options = optionsFrom(deps);
   const router = express.Router();
@@ -198,7 +205,7 @@ export function createMcpRouter(deps: McpDeps): Router {
     const base = baseUrl(req, options);
     let caller;
     try {
-      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base), `${base}${MCP_PATH}`);
+      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base), `${base}${MCP_PATH}`, marketOfCall(req.body));
     } catch (error) {
       const appError = toAppError(error);
       if (appError.status !== 401) throw error;
