@@ -9,7 +9,8 @@ import { findAccountByCode } from '../../src/queries/shops.js';
 import { createPerson } from '../../src/people/people.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
-import { connectModern } from '../helpers/mcp.js';
+import { connectModern, modernRequest, rawMcp } from '../helpers/mcp.js';
+import { plainToolCall } from '../../api/mcp/router.js';
 import { TEST_NOW } from '../helpers/constants.js';
 
 interface Context {
@@ -18,6 +19,8 @@ interface Context {
   key: string;
   /** The server's clock, moved by tests that look at last_used_at. */
   clock: { now: Date };
+  /** The same application with every MCP message through the SDK, to compare the router's direct answers with. */
+  sdkServer: TestServer;
 }
 const test = anyTest as TestFn<Context>;
 
@@ -25,10 +28,12 @@ test.before(async (t) => {
   const database = await createTestDatabase();
   const clock = { now: TEST_NOW };
   const server = await startTestServer(database.db, () => clock.now);
-  Object.assign(t.context, { database, server, clock, key: await issueKey(database.db) });
+  const sdkServer = await startTestServer(database.db, () => clock.now, { allowedOrigins: [], sdkOnly: true });
+  Object.assign(t.context, { database, server, sdkServer, clock, key: await issueKey(database.db) });
 });
 test.after.always(async (t) => {
   await t.context.server?.close();
+  await t.context.sdkServer?.close();
   await t.context.database?.drop();
 });
 
@@ -155,4 +160,65 @@ test.serial('When orders are listed (first page, after a cursor, within a period
     const one = await get(t, `/orders/${encodeURIComponent(order.code)}?market=sk`);
     t.deepEqual(order, one.body.data);
   }
+});
+
+/** The response without what differs per request (the request id), for comparing two servers' answers. */
+function withoutRequestIds(body: any): any {
+  const copy = JSON.parse(JSON.stringify(body));
+  if (copy.result?._meta) delete copy.result._meta.requestId;
+  for (const block of copy.result?.content ?? []) {
+    if (!copy.result.isError) continue;
+    const parsed = JSON.parse(block.text);
+    delete parsed.meta.requestId;
+    block.text = parsed;
+  }
+  return copy;
+}
+
+test.serial('When a plain 2026-07-28 tools/call is answered by the router, then it is exactly what the SDK answers (data, cursor page, business error, unknown tool)', async (t) => {
+  const key = await issueKey(t.context.database.db, { scopes: ['orders:read'] });
+  const first = await rawMcp(t.context.server, modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 3 } }).body, modernRequest('tools/call', { name: 'orders_list' }, key).headers);
+  const cursor = first.body.result.structuredContent.nextCursor;
+  t.is(typeof cursor, 'string');
+  const calls = [
+    { name: 'orders_list', arguments: { market: 'sk', limit: 3 } },
+    { name: 'orders_list', arguments: { market: 'sk', limit: 3, cursor } },
+    { name: 'orders_list', arguments: { market: 'zz' } },
+    { name: 'orders_list', arguments: { market: 'sk', limit: 0 } },
+    { name: 'orders_list' },
+    { name: 'stores_list', arguments: {} },
+    { name: 'no_such_tool', arguments: {} },
+  ];
+  for (const params of calls) {
+    const request = modernRequest('tools/call', params, key);
+    const direct = await rawMcp(t.context.server, request.body, request.headers);
+    const viaSdk = await rawMcp(t.context.sdkServer, request.body, request.headers);
+    t.is(direct.status, viaSdk.status, params.name);
+    // The router answers with a length, the SDK streams chunks: proof of which path answered.
+    if (params.name === 'orders_list') t.truthy(direct.headers.get('content-length'), 'answered by the router');
+    t.falsy(viaSdk.headers.get('content-length'), 'answered by the SDK');
+    t.deepEqual(withoutRequestIds(direct.body), withoutRequestIds(viaSdk.body), JSON.stringify(params));
+    if (direct.body.result?.structuredContent) {
+      t.deepEqual(JSON.parse(direct.body.result.content[0].text), direct.body.result.structuredContent, 'the text block is the JSON of structuredContent');
+    }
+  }
+});
+
+test('When a tools/call carries more than a name, arguments and the envelope, or the client does not accept JSON, then the SDK answers it', (t) => {
+  const caller = { account: { id: '1', code: 'demo', timeZone: 'UTC' }, scopes: new Set(['orders:read'] as const), shopCodes: null, credentialId: 'k', interface: 'mcp' as const, writeMode: 'read_only' as const };
+  const accept = 'application/json, text/event-stream';
+  const plain = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk' } }).body;
+  t.truthy(plainToolCall(plain, accept, caller));
+  t.is(plainToolCall(plain, 'application/json', caller), null);
+  const withProgress = modernRequest('tools/call', { name: 'orders_list', arguments: {} }).body as any;
+  withProgress.params._meta.progressToken = 1;
+  t.is(plainToolCall(withProgress, accept, caller), null);
+  const withTask = modernRequest('tools/call', { name: 'orders_list', arguments: {}, task: { ttl: 1 } }).body;
+  t.is(plainToolCall(withTask, accept, caller), null);
+  const otherScope = modernRequest('tools/call', { name: 'stores_list', arguments: {} }).body;
+  t.is(plainToolCall(otherScope, accept, { ...caller, scopes: new Set(['reports:read'] as const) }), null);
+  const badArgs = modernRequest('tools/call', { name: 'orders_list', arguments: [1] }).body;
+  t.is(plainToolCall(badArgs, accept, caller), null);
+  const notification = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'orders_list' } };
+  t.is(plainToolCall(notification, accept, caller), null);
 });
