@@ -165,7 +165,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * A 2026-07-28 `tools/call` with nothing but a tool name, arguments and the three envelope fields of `_meta` (well
- * formed), sent by a client that accepts JSON: the one message the router answers without the SDK (T-number in
+ * formed), sent by a client that accepts JSON: the one message the router answers without the SDK (T16 in
  * docs/decisions.md). Anything else — a progress token, a task, an unknown field, a tool this caller lacks — is null
  * and goes to the SDK.
  */

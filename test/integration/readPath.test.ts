@@ -175,7 +175,7 @@ function withoutRequestIds(body: any): any {
   return copy;
 }
 
-test.serial('When a plain 2026-07-28 tools/call is answered by the router, then it is exactly what the SDK answers (data, cursor page, business error, unknown tool)', async (t) => {
+test.serial('When a plain 2026-07-28 tools/call is answered by the router, then it is exactly what the SDK answers (data, cursor page, business errors, a tool of another scope, unknown tool)', async (t) => {
   const key = await issueKey(t.context.database.db, { scopes: ['orders:read'] });
   const first = await rawMcp(t.context.server, modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 3 } }).body, modernRequest('tools/call', { name: 'orders_list' }, key).headers);
   const cursor = first.body.result.structuredContent.nextCursor;
