@@ -22,7 +22,12 @@ import { authenticateRequest } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { checkRequestHeaders, jsonRpcError, JSONRPC, type TransportRejection } from './protocol.js';
-import { buildMcpServer, type McpCallContext } from './server.js';
+import { buildMcpServer, toolCallResponse, type McpCallContext } from './server.js';
+import { toolDefinitions, type ToolDefinition } from './tools.js';
+import { callerMayUse } from '../../src/capabilities/run.js';
+import type { Caller } from '../../src/capabilities/context.js';
+
+const toolsByName = new Map(toolDefinitions.map((tool) => [tool.name, tool]));
 
 export const MCP_PATH = '/api/mcp';
 export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
@@ -34,6 +39,8 @@ export interface McpOptions {
   publicBaseUrl?: string;
   /** Served on a loopback address with no public URL: only a localhost `Host` is accepted (DNS rebinding). */
   localhostOnly?: boolean;
+  /** Every message through the SDK, also the plain `tools/call`s the router answers itself (tests compare the two). */
+  sdkOnly?: boolean;
 }
 
 export interface McpDeps extends RunDeps {
@@ -143,6 +150,43 @@ export function missingScopeOfCall(body: unknown, scopes: ReadonlySet<string>): 
   return { tool: message.params.name, scope: capability.scope };
 }
 
+/** The `market` argument of a `tools/call`, so the credential's lookup can read that shop in the same round trip. */
+function marketOfCall(body: unknown): unknown {
+  const message = body as { method?: unknown; params?: { arguments?: { market?: unknown } } } | null;
+  if (!message || Array.isArray(message) || message.method !== 'tools/call') return undefined;
+  return message.params?.arguments?.market;
+}
+
+const CLIENT_META = ['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities'];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A 2026-07-28 `tools/call` with nothing but a tool name, arguments and the three envelope fields of `_meta` (well
+ * formed), sent by a client that accepts JSON: the one message the router answers without the SDK (T16 in
+ * docs/decisions.md). Anything else — a progress token, a task, an unknown field, a tool this caller lacks — is null
+ * and goes to the SDK.
+ */
+export function plainToolCall(body: unknown, accept: string | undefined, caller: Caller): { id: string | number; tool: ToolDefinition; args: Record<string, unknown> | undefined } | null {
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return null;
+  if (typeof body.id !== 'string' && typeof body.id !== 'number') return null;
+  if (Object.keys(body).some((k) => k !== 'jsonrpc' && k !== 'id' && k !== 'method' && k !== 'params')) return null;
+  if (!accept || !accept.includes('application/json') || !accept.includes('text/event-stream')) return null;
+  const params = body.params;
+  if (!isPlainObject(params) || typeof params.name !== 'string') return null;
+  if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return null;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return null;
+  const meta = params._meta;
+  if (!isPlainObject(meta) || Object.keys(meta).some((k) => !CLIENT_META.includes(k))) return null;
+  const info = meta['io.modelcontextprotocol/clientInfo'];
+  if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return null;
+  if (!isPlainObject(meta['io.modelcontextprotocol/clientCapabilities'])) return null;
+  const tool = toolsByName.get(params.name);
+  return tool && callerMayUse(tool.capability, caller) ? { id: body.id, tool, args: params.arguments as Record<string, unknown> | undefined } : null;
+}
+
 export function createMcpRouter(deps: McpDeps): Router {
   const options = optionsFrom(deps);
   const router = express.Router();
@@ -198,7 +242,7 @@ export function createMcpRouter(deps: McpDeps): Router {
     const base = baseUrl(req, options);
     let caller;
     try {
-      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base), `${base}${MCP_PATH}`);
+      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base), `${base}${MCP_PATH}`, marketOfCall(req.body));
     } catch (error) {
       const appError = toAppError(error);
       if (appError.status !== 401) throw error;
@@ -214,6 +258,17 @@ export function createMcpRouter(deps: McpDeps): Router {
       return reject(res, { status: 403, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Forbidden: tool ${stepUp.tool} needs the scope ${stepUp.scope}, which this connection was not granted.`) }, {
         'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${stepUp.scope}", resource_metadata="${base}${RESOURCE_METADATA_PATH}", error_description="The connection lacks ${stepUp.scope}."`,
       });
+    }
+
+    if (!options.sdkOnly && checked.era.kind === 'modern') {
+      // The hot message answered directly: the same runner, the same result the SDK would send (a test compares them),
+      // without a per-request server, a Web Request/Response and a second serialisation of the data.
+      const call = plainToolCall(req.body, req.get('accept'), caller);
+      if (call) {
+        const body = await toolCallResponse(call.tool, call.args, { caller, requestId: req.requestId }, deps, call.id);
+        res.status(200).type('application/json').send(body);
+        return;
+      }
     }
 
     const authInfo: AuthInfo = { token: caller.credentialType === 'oauth' ? 'oauth' : 'access-key', clientId: caller.credentialId, scopes: [...caller.scopes] };

@@ -47,10 +47,38 @@ export async function callTool(tool: ToolDefinition, args: unknown, context: Mcp
     const content = structuredContent(tool.capability, output);
     return { content: [{ type: 'text', text: textRendering(content) }], structuredContent: content, _meta: { requestId: context.requestId } };
   } catch (error) {
-    const appError = toAppError(error);
-    if (appError.code === 'INTERNAL_ERROR') logger.error({ err: error, tool: tool.name }, 'tool call failed');
-    return errorResult(appError, context.requestId);
+    return callToolFailure(tool, error, context);
   }
+}
+
+/** Where the SDK names the server on every 2026-07-28 result (`_meta`). */
+export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
+
+/**
+ * The JSON-RPC response to a plain 2026-07-28 `tools/call`, as text: the result the SDK would send for callTool's
+ * result (`_meta` with the server's identity, `resultType: complete`). structuredContent is written as the very JSON
+ * string the text block was made from, so the business data is serialised once, not twice.
+ */
+export async function toolCallResponse(tool: ToolDefinition, args: unknown, context: McpCallContext, deps: RunDeps, id: string | number): Promise<string> {
+  const meta = { requestId: context.requestId, [SERVER_INFO_META]: SERVER_INFO };
+  let content: Record<string, unknown>;
+  try {
+    const output = await runCapability(tool.capability, (args ?? {}) as Record<string, unknown>, context.caller, context.requestId, deps);
+    content = structuredContent(tool.capability, output);
+  } catch (error) {
+    const result = await callToolFailure(tool, error, context);
+    return JSON.stringify({ result: { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: SERVER_INFO }, resultType: 'complete' }, jsonrpc: '2.0', id });
+  }
+  const full = JSON.stringify(content);
+  const text = textRendering(content, full);
+  return `{"result":{"_meta":${JSON.stringify(meta)},"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${full},"resultType":"complete"},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
+/** A failed call as the tool error result (D3 code and message); an unexpected failure is logged. */
+function callToolFailure(tool: ToolDefinition, error: unknown, context: McpCallContext) {
+  const appError = toAppError(error);
+  if (appError.code === 'INTERNAL_ERROR') logger.error({ err: error, tool: tool.name }, 'tool call failed');
+  return errorResult(appError, context.requestId);
 }
 
 /** Builds the per-request server. Tool lists depend on the credential, hence `cacheScope: private` on the cacheable results. */

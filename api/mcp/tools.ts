@@ -174,8 +174,7 @@ export const TEXT_BUDGET = 100_000;
  * whose JSON exceeds the budget (a page of 250 large orders) shows its first records and says so, with the `limit`
  * that would fit; the JSON stays valid either way.
  */
-export function textRendering(content: Record<string, unknown>): string {
-  const full = JSON.stringify(content);
+export function textRendering(content: Record<string, unknown>, full = JSON.stringify(content)): string {
   if (full.length <= TEXT_BUDGET || !Array.isArray(content.items)) return full;
   const items = content.items as unknown[];
   const { items: _all, ...head } = content;

@@ -54,7 +54,7 @@ export function createRestRouter(deps: McpDeps): Router {
   router.use(async (req: Request, _res: Response, next: NextFunction) => {
     // OAuth access tokens are for MCP (O17), except that one may read its own diagnostics here (AP2).
     const resource = req.path === CONNECTION_PATH ? mcpResourceOf(req, deps) : undefined;
-    req.caller = await authenticateRequest(req, deps.db, 'rest', deps.now(), undefined, resource);
+    req.caller = await authenticateRequest(req, deps.db, 'rest', deps.now(), undefined, resource, (req.query as Record<string, unknown>).market);
     next();
   });
 

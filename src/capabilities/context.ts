@@ -30,6 +30,11 @@ export interface Caller {
   writeMode: WriteMode;
   /** How the caller authenticated: an access key (absent = key) or an OAuth connection's token (D28). */
   credentialType?: 'access_key' | 'oauth';
+  /**
+   * The shop the request names (`market`), read in the credential's own statement of this request (never kept
+   * beyond it): null when the account has no live shop of that code. The runner uses it instead of a second lookup.
+   */
+  requestShop?: { code: string; shop: ShopRef | null };
 }
 
 export interface CapabilityContext {

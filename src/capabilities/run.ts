@@ -125,7 +125,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
     if (caller.shopCodes && !caller.shopCodes.has(code)) {
       throw new AppError('SHOP_FORBIDDEN', `This credential may not read shop \`${code}\`.`, { param: 'market', market: code });
     }
-    const shop = await findShopByCode(deps.db, caller.account.id, code);
+    const shop = caller.requestShop?.code === code ? caller.requestShop.shop : await findShopByCode(deps.db, caller.account.id, code);
     if (!shop) throw new AppError('SHOP_NOT_FOUND', `The account has no shop \`${code}\`; codes come from GET /stores.`, { param: 'market', market: code });
     ctx.shop = shop;
   }
