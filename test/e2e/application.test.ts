@@ -17,7 +17,7 @@ import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createWorker } from '../../src/temporal/worker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, screenshotOnFailure } from '../helpers/browser.js';
+import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
@@ -42,6 +42,9 @@ interface Context extends Shared {
   browserContext: BrowserContext;
   page: Page;
 }
+
+/** Submits the sign-in form without waiting: some tests look at the refusal. */
+const signIn = (page: Page, email: string, password: string) => signInInBrowser(page, email, password, { wait: false });
 
 const test = anyTest as TestFn<Context>;
 
@@ -90,13 +93,6 @@ test.afterEach.always(async (t) => {
   await screenshotOnFailure(t, t.context.page);
   await t.context.browserContext?.close();
 });
-
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto('/app/sign-in');
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', password);
-  await page.click('button[type=submit]');
-}
 
 test.serial('When a person signs in without a second factor, then the overview shows them and sign-out ends the session', async (t) => {
   const { page } = t.context;

@@ -14,7 +14,7 @@ import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import { lazyTemporalAccess, type TemporalAccess } from '../../src/temporal/access.js';
 import { createWorker } from '../../src/temporal/worker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, screenshotOnFailure } from '../helpers/browser.js';
+import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectModern } from '../helpers/mcp.js';
 import { api, issueKey, type TestServer } from '../helpers/server.js';
@@ -63,14 +63,6 @@ test.afterEach.always(async (t) => {
   await t.context.browserContext?.close();
 });
 
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto('/app/sign-in');
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/app$/);
-}
-
 /** An assistant's product-text proposal over MCP; returns its draft id and the product. */
 async function propose(t: { context: Context }, offset: number, metaTitle: string) {
   const { db } = t.context.database;
@@ -89,7 +81,7 @@ test.serial('When a person approves and rejects proposals on the Approvals page,
   const approved = await propose(t, 100, 'Titulok od asistenta');
   const rejected = await propose(t, 101, 'Zamietnutý titulok');
   const person = await makePerson(db, { role: 'member', permissions: ['proposals:approve'] });
-  await signIn(page, person.email, person.password);
+  await signInInBrowser(page, person.email, person.password);
   await page.click('header nav a:has-text("Approvals")');
   await page.waitForURL(/\/app\/approvals$/);
 
@@ -121,7 +113,7 @@ test.serial('When a person approves and rejects proposals on the Approvals page,
 test.serial('When a person without the permission opens Approvals, then the page is refused and not in the navigation', async (t) => {
   const { page } = t.context;
   const person = await makePerson(t.context.database.db, { role: 'member', permissions: [] });
-  await signIn(page, person.email, person.password);
+  await signInInBrowser(page, person.email, person.password);
   t.is(await page.locator('header nav a:has-text("Approvals")').count(), 0);
   const response = await page.goto('/app/approvals');
   t.is(response!.status(), 403);
@@ -134,7 +126,7 @@ test.serial('When a person edits a product text in the application, then the sho
   const person = await makePerson(db, { role: 'owner' });
   const shop = await db('shops').where({ code: 'sk' }).first('id');
   const code = (await db('products').where({ shop_id: shop.id }).orderBy('code').offset(120).first('code')).code as string;
-  await signIn(page, person.email, person.password);
+  await signInInBrowser(page, person.email, person.password);
   await page.goto(`/app/content?market=sk&entity=product&id=${encodeURIComponent(code)}`);
   await page.fill('textarea[name=shortDescription]', 'Ručne upravený <b>text</b><script>x()</script>');
   await page.click('#edit-content button[type=submit]');

@@ -16,7 +16,7 @@ import { lazyTemporalAccess, type TemporalAccess } from '../../src/temporal/acce
 import { createWorker } from '../../src/temporal/worker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
-import { connectBrowser, screenshotOnFailure } from '../helpers/browser.js';
+import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import type { TestServer } from '../helpers/server.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -79,14 +79,6 @@ test.afterEach.always(async (t) => {
   await t.context.browserContext?.close();
 });
 
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto('/app/sign-in');
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/app$/);
-}
-
 let seq = 0;
 async function draftOf(t: { context: Context }, rule: Rule): Promise<string> {
   const { db } = t.context.database;
@@ -112,7 +104,7 @@ test.serial('When a person publishes and enables a draft in the page, then an ev
     name: 'Tag an order a day later', steps: [{ id: 'wait', action: 'wait', duration: '1d' }, { id: 'tag', action: 'add_tag', target: 'order', tag: 'a-day-later' }],
   }));
   const editor = await makePerson(db, { role: 'member', permissions: ['automations:edit'] });
-  await signIn(page, editor.email, editor.password);
+  await signInInBrowser(page, editor.email, editor.password);
   await page.click('header a:has-text("Automations")');
   await page.click(`#drafts tr[data-workflow-id="${workflowId}"] a`);
   t.regex(await page.textContent('#validation') ?? '', /valid/);
@@ -146,7 +138,7 @@ test.serial('When a person runs a published automation for a recent event in the
   const workflowId = await draftOf(t, sampleRule({ name: 'Tag paid orders by hand', trigger: { id: 'paid', event: 'order.paid', markets: ['sk'] }, steps: [{ id: 'tag', action: 'add_tag', target: 'order', tag: 'by-hand' }] }));
   await publishAutomation(db, await personActor(db), workflowId);
   const owner = await makePerson(db, { role: 'owner' });
-  await signIn(page, owner.email, owner.password);
+  await signInInBrowser(page, owner.email, owner.password);
   await page.goto(`/app/automations/${workflowId}`);
   await page.selectOption('#run-automation select[name=eventId]', eventId);
   await page.click('#run-automation button[type=submit]');
@@ -165,7 +157,7 @@ test.serial('When a person without automations:edit opens the page, then they re
   const { db } = t.context.database;
   const workflowId = await draftOf(t, sampleRule({ name: 'Read-only view' }));
   const reader = await makePerson(db, { role: 'member', permissions: [] });
-  await signIn(page, reader.email, reader.password);
+  await signInInBrowser(page, reader.email, reader.password);
   await page.goto('/app/automations');
   t.regex(await page.textContent('main') ?? '', /need the automations:edit permission/);
   await page.click(`#drafts tr[data-workflow-id="${workflowId}"] a`);

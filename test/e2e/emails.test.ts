@@ -7,7 +7,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, screenshotOnFailure } from '../helpers/browser.js';
+import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectModern } from '../helpers/mcp.js';
 import { issueKey, type TestServer } from '../helpers/server.js';
@@ -62,18 +62,10 @@ test.afterEach.always(async (t) => {
   await t.context.browserContext?.close();
 });
 
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto('/app/sign-in');
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', password);
-  await page.click('button[type=submit]');
-  await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
-}
-
 test('When a person with personal data opens E-mails, then the partner e-mails of the MCP decisions are listed as not sent with their wording and attachment', async (t) => {
   const { page } = t.context;
   const person = await makePerson(t.context.database.db, { role: 'member', permissions: ['personal-data'] });
-  await signIn(page, person.email, person.password);
+  await signInInBrowser(page, person.email, person.password);
   await page.click('header nav a:has-text("E-mails")');
   t.is(new URL(page.url()).pathname, '/app/emails');
   t.is(await page.textContent('h1'), 'E-mails');
@@ -103,7 +95,7 @@ test('When a person with personal data opens E-mails, then the partner e-mails o
 test('When a person lacks the personal-data permission, then there is no E-mails entry and the page is refused', async (t) => {
   const { page } = t.context;
   const person = await makePerson(t.context.database.db, { role: 'member', permissions: [] });
-  await signIn(page, person.email, person.password);
+  await signInInBrowser(page, person.email, person.password);
   t.is(await page.locator('header nav a:has-text("E-mails")').count(), 0);
   const response = await page.goto('/app/emails');
   t.is(response!.status(), 403);
@@ -114,7 +106,7 @@ test('When a person lacks the personal-data permission, then there is no E-mails
 test('When a person may see only other shops, then this shop\'s e-mails are not shown', async (t) => {
   const { page } = t.context;
   const person = await makePerson(t.context.database.db, { role: 'member', permissions: ['personal-data'], shops: ['cz'] });
-  await signIn(page, person.email, person.password);
+  await signInInBrowser(page, person.email, person.password);
   await page.goto('/app/emails');
   t.is(await page.locator(`tr[data-email-id="${t.context.approvalEmailId}"]`).count(), 0);
   t.false((await page.content()).includes('petra@partners.example'));

@@ -39,3 +39,15 @@ export async function screenshotOnFailure(t: ExecutionContext, page: Page | unde
   await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
   t.log(`screenshot: ${file}`);
 }
+
+/**
+ * Signs in through the sign-in form. By default waits until the page has left the form (the overview, or the second
+ * factor's page); `{ wait: false }` returns right after submitting, for tests that look at a refusal.
+ */
+export async function signInInBrowser(page: Page, email: string, password: string, options: { wait?: boolean } = {}): Promise<void> {
+  await page.goto('/app/sign-in');
+  await page.fill('input[name=email]', email);
+  await page.fill('input[name=password]', password);
+  await page.click('button[type=submit]');
+  if (options.wait !== false) await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
+}
