@@ -105,9 +105,13 @@ async function main() {
   const globalSetup = join(root, 'dist/test/helpers/globalSetup.js');
   if (existsSync(globalSetup)) {
     Object.assign(process.env, env);
-    const { prepare } = await import(pathToFileURL(globalSetup).href);
+    const { prepare, dropTemplate } = await import(pathToFileURL(globalSetup).href);
     const extra = typeof prepare === 'function' ? await prepare() : undefined;
     if (extra && typeof extra === 'object') Object.assign(env, extra);
+    // On an external server (DATABASE_URL) the template would outlive the run; an embedded one goes with its data dir.
+    if (process.env.DATABASE_URL && extra?.TEST_TEMPLATE_DB && typeof dropTemplate === 'function') {
+      cleanups.push(() => dropTemplate(extra.TEST_TEMPLATE_DB));
+    }
   }
 
   // Own process group (detached) so a signal reaches ava's workers too; we forward Ctrl-C ourselves.

@@ -32,6 +32,17 @@ export async function prepare(): Promise<Record<string, string>> {
   return { TEST_TEMPLATE_DB: template, ...(await prepareBrowser()) };
 }
 
+/** Drops the run's template database: on a server the run does not own (DATABASE_URL) it would outlive the run. */
+export async function dropTemplate(template: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${template} with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 /**
  * One headless Chromium per run for the e2e tests (test/e2e), started only when the run includes them (no file
  * arguments, or an e2e path among them). It is a child of the test runner and ends with it.
