@@ -17,7 +17,7 @@ import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createWorker } from '../../src/temporal/worker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
+import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import type { TestServer } from '../helpers/server.js';
@@ -84,15 +84,7 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.browserContext = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl });
-  t.context.page = await t.context.browserContext.newPage();
-});
-
-test.afterEach.always(async (t) => {
-  await screenshotOnFailure(t, t.context.page);
-  await t.context.browserContext?.close();
-});
+freshPagePerTest(test);
 
 test.serial('When a person signs in without a second factor, then the overview shows them and sign-out ends the session', async (t) => {
   const { page } = t.context;

@@ -14,7 +14,7 @@ import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import { lazyTemporalAccess, type TemporalAccess } from '../../src/temporal/access.js';
 import { createWorker } from '../../src/temporal/worker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
+import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectModern } from '../helpers/mcp.js';
 import { api, issueKey, type TestServer } from '../helpers/server.js';
@@ -53,15 +53,7 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.browserContext = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl });
-  t.context.page = await t.context.browserContext.newPage();
-});
-
-test.afterEach.always(async (t) => {
-  await screenshotOnFailure(t, t.context.page);
-  await t.context.browserContext?.close();
-});
+freshPagePerTest(test);
 
 /** An assistant's product-text proposal over MCP; returns its draft id and the product. */
 async function propose(t: { context: Context }, offset: number, metaTitle: string) {

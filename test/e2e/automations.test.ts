@@ -16,7 +16,7 @@ import { lazyTemporalAccess, type TemporalAccess } from '../../src/temporal/acce
 import { createWorker } from '../../src/temporal/worker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
-import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
+import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import type { TestServer } from '../helpers/server.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -69,15 +69,7 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.browserContext = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl });
-  t.context.page = await t.context.browserContext.newPage();
-});
-
-test.afterEach.always(async (t) => {
-  await screenshotOnFailure(t, t.context.page);
-  await t.context.browserContext?.close();
-});
+freshPagePerTest(test);
 
 let seq = 0;
 async function draftOf(t: { context: Context }, rule: Rule): Promise<string> {

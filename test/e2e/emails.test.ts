@@ -7,7 +7,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
+import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectModern } from '../helpers/mcp.js';
 import { issueKey, type TestServer } from '../helpers/server.js';
@@ -52,15 +52,7 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-test.beforeEach(async (t) => {
-  t.context.browserContext = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl });
-  t.context.page = await t.context.browserContext.newPage();
-});
-
-test.afterEach.always(async (t) => {
-  await screenshotOnFailure(t, t.context.page);
-  await t.context.browserContext?.close();
-});
+freshPagePerTest(test);
 
 test('When a person with personal data opens E-mails, then the partner e-mails of the MCP decisions are listed as not sent with their wording and attachment', async (t) => {
   const { page } = t.context;

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ExecutionContext } from 'ava';
-import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
+import type { ExecutionContext, TestFn } from 'ava';
+import { chromium, type Browser, type BrowserContext, type BrowserServer, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/config/projectRoot.js';
 
 /**
@@ -50,4 +50,24 @@ export async function signInInBrowser(page: Page, email: string, password: strin
   await page.fill('input[name=password]', password);
   await page.click('button[type=submit]');
   if (options.wait !== false) await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'));
+}
+
+/** What a page test keeps in its context: the run's browser, the app's server, and a fresh context and page per test. */
+export interface PageTestContext {
+  browser: Browser;
+  server: { baseUrl: string };
+  browserContext: BrowserContext;
+  page: Page;
+}
+
+/** Gives every test of the file its own browser context (cookies, storage) and page, and a screenshot when it fails. */
+export function freshPagePerTest<C extends PageTestContext>(test: TestFn<C>): void {
+  test.beforeEach(async (t) => {
+    t.context.browserContext = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl });
+    t.context.page = await t.context.browserContext.newPage();
+  });
+  test.afterEach.always(async (t) => {
+    await screenshotOnFailure(t, t.context.page);
+    await t.context.browserContext?.close();
+  });
 }
