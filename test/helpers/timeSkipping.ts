@@ -10,9 +10,14 @@ export interface TimeSkippingWorker {
   stop: () => Promise<void>;
 }
 
-export async function startTimeSkippingWorker(db: Db, options: { queuePrefix: string; webhooks?: WorkerDeps['webhooks'] }): Promise<TimeSkippingWorker> {
+/** The run's time-skipping test server binary, started for one test file (its workers may live in other processes). */
+export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
   installRuntimeLogger(); // before the test environment creates the SDK runtime
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER! } } });
+  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER! } } });
+}
+
+export async function startTimeSkippingWorker(db: Db, options: { queuePrefix: string; webhooks?: WorkerDeps['webhooks'] }): Promise<TimeSkippingWorker> {
+  const env = await startTimeSkippingServer();
   const taskQueue = `${options.queuePrefix}-${crypto.randomBytes(4).toString('hex')}`;
   const { worker, connection } = await createWorker({ db, temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, webhooks: options.webhooks });
   const running = worker.run();

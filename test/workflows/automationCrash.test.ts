@@ -6,23 +6,21 @@ import anyTest, { type TestFn } from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { createDraft, publishAutomation, setAutomationEnabled } from '../../src/automations/drafts.js';
 import { matchOutboxBatch, startPendingRuns } from '../../src/automations/runs.js';
 import { automationRunWorkflowsClient } from '../../src/temporal/automations.js';
-import { installRuntimeLogger } from '../../src/temporal/worker.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { startTimeSkippingServer } from '../helpers/timeSkipping.js';
 import { waitUntil } from '../helpers/wait.js';
 
 interface Context { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
 const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
-  installRuntimeLogger();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER! } } });
-  t.context = { database: await createTestDatabase(), env, children: [] };
+  t.context = { database: await createTestDatabase(), env: await startTimeSkippingServer(), children: [] };
 });
 
 test.after.always(async (t) => {

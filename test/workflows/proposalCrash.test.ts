@@ -8,10 +8,9 @@ import anyTest, { type TestFn } from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { fieldHash } from '../../src/content/hash.js';
-import { installRuntimeLogger } from '../../src/temporal/worker.js';
 import { createAvailabilityProposal, createTextProposal } from '../../src/proposals/create.js';
 import { proposalWorkflowId } from '../../src/proposals/model.js';
 import { getDraft } from '../../src/proposals/queries.js';
@@ -19,14 +18,13 @@ import { getProductContent } from '../../src/queries/content.js';
 import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
 import { decideProposal, startProposalWorkflow } from '../../src/temporal/proposals.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { startTimeSkippingServer } from '../helpers/timeSkipping.js';
 
 interface Context { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
 const test = anyTest as TestFn<Context>;
 
 test.before(async (t) => {
-  installRuntimeLogger();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER! } } });
-  t.context = { database: await createTestDatabase(), env, children: [] };
+  t.context = { database: await createTestDatabase(), env: await startTimeSkippingServer(), children: [] };
 });
 
 test.after.always(async (t) => {
