@@ -164,25 +164,29 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A 2026-07-28 `tools/call` with nothing but a tool name, arguments and the three envelope fields of `_meta` (well
- * formed), sent by a client that accepts JSON: the one message the router answers without the SDK (T16 in
- * docs/decisions.md). Anything else — a progress token, a task, an unknown field, a tool this caller lacks — is null
- * and goes to the SDK.
+ * A `tools/call` with nothing but a tool name and arguments (plus, in the 2026-07-28 era, exactly the three envelope
+ * fields of `_meta`, well formed), sent by a client that accepts JSON and SSE: the one message the router answers
+ * without the SDK (T16 and T20 in docs/decisions.md). Anything else — a progress token or any other `_meta` in the 2025
+ * era, a task, an unknown field, a tool this caller lacks — is null and goes to the SDK.
  */
-export function plainToolCall(body: unknown, accept: string | undefined, caller: Caller): { id: string | number; tool: ToolDefinition; args: Record<string, unknown> | undefined } | null {
+export function plainToolCall(body: unknown, accept: string | undefined, caller: Caller, era: 'modern' | 'legacy' = 'modern'): { id: string | number; tool: ToolDefinition; args: Record<string, unknown> | undefined } | null {
   if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return null;
   if (typeof body.id !== 'string' && typeof body.id !== 'number') return null;
   if (Object.keys(body).some((k) => k !== 'jsonrpc' && k !== 'id' && k !== 'method' && k !== 'params')) return null;
   if (!accept || !accept.includes('application/json') || !accept.includes('text/event-stream')) return null;
   const params = body.params;
   if (!isPlainObject(params) || typeof params.name !== 'string') return null;
-  if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return null;
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return null;
-  const meta = params._meta;
-  if (!isPlainObject(meta) || Object.keys(meta).some((k) => !CLIENT_META.includes(k))) return null;
-  const info = meta['io.modelcontextprotocol/clientInfo'];
-  if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return null;
-  if (!isPlainObject(meta['io.modelcontextprotocol/clientCapabilities'])) return null;
+  if (era === 'legacy') {
+    if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments')) return null;
+  } else {
+    if (Object.keys(params).some((k) => k !== 'name' && k !== 'arguments' && k !== '_meta')) return null;
+    const meta = params._meta;
+    if (!isPlainObject(meta) || Object.keys(meta).some((k) => !CLIENT_META.includes(k))) return null;
+    const info = meta['io.modelcontextprotocol/clientInfo'];
+    if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return null;
+    if (!isPlainObject(meta['io.modelcontextprotocol/clientCapabilities'])) return null;
+  }
   const tool = toolsByName.get(params.name);
   return tool && callerMayUse(tool.capability, caller) ? { id: body.id, tool, args: params.arguments as Record<string, unknown> | undefined } : null;
 }
@@ -260,15 +264,21 @@ export function createMcpRouter(deps: McpDeps): Router {
       });
     }
 
-    if (!options.sdkOnly && checked.era.kind === 'modern') {
+    // A stateless 2025-era request carries no session; one that names a session goes to the SDK, which answers it.
+    const direct = !options.sdkOnly && (checked.era.kind === 'modern' || req.get('mcp-session-id') === undefined);
+    const call = direct ? plainToolCall(req.body, req.get('accept'), caller, checked.era.kind) : null;
+    if (call) {
       // The hot message answered directly: the same runner, the same result the SDK would send (a test compares them),
-      // without a per-request server, a Web Request/Response and a second serialisation of the data.
-      const call = plainToolCall(req.body, req.get('accept'), caller);
-      if (call) {
-        const body = await toolCallResponse(call.tool, call.args, { caller, requestId: req.requestId }, deps, call.id);
+      // without a per-request server, a Web Request/Response and a second serialisation of the data. The 2025-era
+      // answer is the one SSE event the SDK's stateless legacy leg streams for it.
+      const body = await toolCallResponse(call.tool, call.args, { caller, requestId: req.requestId }, deps, call.id, checked.era.kind);
+      if (checked.era.kind === 'modern') {
         res.status(200).type('application/json').send(body);
-        return;
+      } else {
+        const event = Buffer.from(`event: message\ndata: ${body}\n\n`);
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', 'Content-Length': event.length }).end(event);
       }
+      return;
     }
 
     const authInfo: AuthInfo = { token: caller.credentialType === 'oauth' ? 'oauth' : 'access-key', clientId: caller.credentialId, scopes: [...caller.scopes] };

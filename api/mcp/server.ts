@@ -55,23 +55,27 @@ export async function callTool(tool: ToolDefinition, args: unknown, context: Mcp
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
 /**
- * The JSON-RPC response to a plain 2026-07-28 `tools/call`, as text: the result the SDK would send for callTool's
- * result (`_meta` with the server's identity, `resultType: complete`). structuredContent is written as the very JSON
+ * The JSON-RPC response to a plain `tools/call`, as text: the result the SDK would send for callTool's result. In the
+ * 2026-07-28 era that carries the server's identity in `_meta` and `resultType: complete`; a 2025-era result has
+ * neither (the SDK's legacy leg adds nothing to what the tool returns). structuredContent is written as the very JSON
  * string the text block was made from, so the business data is serialised once, not twice.
  */
-export async function toolCallResponse(tool: ToolDefinition, args: unknown, context: McpCallContext, deps: RunDeps, id: string | number): Promise<string> {
-  const meta = { requestId: context.requestId, [SERVER_INFO_META]: SERVER_INFO };
+export async function toolCallResponse(tool: ToolDefinition, args: unknown, context: McpCallContext, deps: RunDeps, id: string | number, era: 'modern' | 'legacy' = 'modern'): Promise<string> {
+  const modern = era === 'modern';
+  const meta = modern ? { requestId: context.requestId, [SERVER_INFO_META]: SERVER_INFO } : { requestId: context.requestId };
   let content: Record<string, unknown>;
   try {
     const output = await runCapability(tool.capability, (args ?? {}) as Record<string, unknown>, context.caller, context.requestId, deps);
     content = structuredContent(tool.capability, output);
   } catch (error) {
     const result = await callToolFailure(tool, error, context);
-    return JSON.stringify({ result: { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: SERVER_INFO }, resultType: 'complete' }, jsonrpc: '2.0', id });
+    const answer = modern ? { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: SERVER_INFO }, resultType: 'complete' } : result;
+    return JSON.stringify({ result: answer, jsonrpc: '2.0', id });
   }
   const full = JSON.stringify(content);
   const text = textRendering(content, full);
-  return `{"result":{"_meta":${JSON.stringify(meta)},"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${full},"resultType":"complete"},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  const tail = modern ? ',"resultType":"complete"' : '';
+  return `{"result":{"_meta":${JSON.stringify(meta)},"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${full}${tail}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
 /** A failed call as the tool error result (D3 code and message); an unexpected failure is logged. */

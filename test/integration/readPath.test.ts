@@ -204,6 +204,45 @@ test.serial('When a plain 2026-07-28 tools/call is answered by the router, then 
   }
 });
 
+test.serial('When a plain 2025-era tools/call is answered by the router, then it is exactly what the SDK streams (data, cursor page, business errors, a tool of another scope, unknown tool), and the SDK still answers a session or a progress token', async (t) => {
+  const key = await issueKey(t.context.database.db, { scopes: ['orders:read'] });
+  const headers = (version: string) => ({ Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': version });
+  const legacyCall = (params: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params });
+  const first = await rawMcp(t.context.server, legacyCall({ name: 'orders_list', arguments: { market: 'sk', limit: 3 } }), headers('2025-11-25'));
+  const cursor = first.body.result.structuredContent.nextCursor;
+  t.is(typeof cursor, 'string');
+  const calls = [
+    { name: 'orders_list', arguments: { market: 'sk', limit: 3 } },
+    { name: 'orders_list', arguments: { market: 'sk', limit: 3, cursor } },
+    { name: 'orders_list', arguments: { market: 'zz' } },
+    { name: 'orders_list', arguments: { market: 'sk', limit: 0 } },
+    { name: 'orders_list' },
+    { name: 'stores_list', arguments: {} },
+    { name: 'no_such_tool', arguments: {} },
+  ];
+  for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+    for (const params of calls) {
+      const direct = await rawMcp(t.context.server, legacyCall(params), headers(version));
+      const viaSdk = await rawMcp(t.context.sdkServer, legacyCall(params), headers(version));
+      t.is(direct.status, viaSdk.status, params.name);
+      for (const header of ['content-type', 'cache-control', 'x-accel-buffering']) t.is(direct.headers.get(header), viaSdk.headers.get(header), header);
+      // The router answers with a length, the SDK streams chunks: proof of which path answered.
+      if (params.name === 'orders_list') t.truthy(direct.headers.get('content-length'), 'answered by the router');
+      t.falsy(viaSdk.headers.get('content-length'), 'answered by the SDK');
+      t.deepEqual(withoutRequestIds(direct.body), withoutRequestIds(viaSdk.body), `${version} ${JSON.stringify(params)}`);
+      if (direct.body.result?.structuredContent) {
+        t.deepEqual(JSON.parse(direct.body.result.content[0].text), direct.body.result.structuredContent, 'the text block is the JSON of structuredContent');
+      }
+    }
+  }
+  // What the router leaves to the SDK in this era: a session id (the SDK decides what it means) and a progress token.
+  const withSession = await rawMcp(t.context.server, legacyCall({ name: 'orders_list', arguments: { market: 'sk', limit: 1 } }), { ...headers('2025-11-25'), 'Mcp-Session-Id': 'abc' });
+  t.falsy(withSession.headers.get('content-length'), 'a request naming a session is the SDK\'s');
+  const withProgress = await rawMcp(t.context.server, legacyCall({ name: 'orders_list', arguments: { market: 'sk', limit: 1 }, _meta: { progressToken: 1 } }), headers('2025-11-25'));
+  t.falsy(withProgress.headers.get('content-length'), 'a progress token is the SDK\'s');
+  t.is(withProgress.body.result.structuredContent.items.length, 1);
+});
+
 test('When a tools/call carries more than a name, arguments and the envelope, or the client does not accept JSON, then the SDK answers it', (t) => {
   const caller = { account: { id: '1', code: 'demo', timeZone: 'UTC' }, scopes: new Set(['orders:read'] as const), shopCodes: null, credentialId: 'k', interface: 'mcp' as const, writeMode: 'read_only' as const };
   const accept = 'application/json, text/event-stream';
@@ -221,4 +260,10 @@ test('When a tools/call carries more than a name, arguments and the envelope, or
   t.is(plainToolCall(badArgs, accept, caller), null);
   const notification = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'orders_list' } };
   t.is(plainToolCall(notification, accept, caller), null);
+  // The 2025 era: no `_meta` at all (a progress token or anything else in it goes to the SDK), and the envelope is not one.
+  const legacy = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'orders_list', arguments: { market: 'sk' } } };
+  t.truthy(plainToolCall(legacy, accept, caller, 'legacy'));
+  t.is(plainToolCall(legacy, 'application/json', caller, 'legacy'), null);
+  t.is(plainToolCall({ ...legacy, params: { ...legacy.params, _meta: { progressToken: 1 } } }, accept, caller, 'legacy'), null);
+  t.is(plainToolCall(plain, accept, caller, 'legacy'), null);
 });
