@@ -4,10 +4,12 @@
  * POSTs to the same receivers in the same run:
  * 0. Latency: BENCH_SINGLE events (default 20) one at a time, event to receipt, without queueing.
  * a. Fan-out: BENCH_EVENTS events (default 1,000) × BENCH_RECEIVERS receivers (default 4), one burst: deliveries/s end
- *    to end, p50/p99 event committed → receipt; the plain loop (same count, same receivers) and the ratio.
+ *    to end, p50/p99 event committed → receipt; the plain loop (same count, same receivers) and the ratio. Measured
+ *    BENCH_REPEAT times (default 3) after one unmeasured warm-up burst, alternating with (d); the medians are compared.
  * b. One receiver: BENCH_SINGLE_RECEIVER_EVENTS events (default 10,000) × 1 receiver, with its plain loop.
  * c. Sustained: BENCH_RATE events/s (default 200) for BENCH_SECONDS (default 60) to 4 receivers: p50/p99.
- * d. (a) again while a fifth endpoint times out (10 s) on every attempt: the healthy receivers' figures against (a).
+ * d. (a) again, to the same four receivers, while a fifth endpoint times out (10 s) on every attempt (a new one per
+ *    repeat): the healthy receivers' figures against (a), median against median.
  * e. Retry timers: BENCH_RETRIES deliveries (default 5,000) whose first attempt fails, retried after
  *    WEBHOOK_RETRY_SCHEDULE (default 5s here): how late the retry arrives after its timer was due.
  * Uses its own database (created and dropped on the embedded Postgres or DATABASE_URL's server) and an in-memory
@@ -39,6 +41,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const RETRIES = Number(process.env.BENCH_RETRIES ?? 5000);
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 20);
+/** Bursts of (a) and of (d), alternating; one burst lasts about a second, so one alone is mostly noise (T19). */
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 /** The plain loop's requests at once: what the direct path may have under way to 4 endpoints and more. */
 const CONCURRENCY = 100;
 /** Retry deliveries are spread over endpoints of 25 each, so no endpoint reaches 30 failures in a row and pauses. */
@@ -100,6 +104,23 @@ async function burst(db: Db, accountId: string, shop: { id: string; code: string
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
+interface Measured { rate: number; p50: number; p99: number; complete: boolean; duplicates: number }
+
+/** The median of each figure over repeated runs (complete only if every run was, duplicates summed). */
+function medianOf(list: Measured[]): Measured {
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  return {
+    rate: median(list.map((m) => m.rate)), p50: median(list.map((m) => m.p50)), p99: median(list.map((m) => m.p99)),
+    complete: list.every((m) => m.complete), duplicates: list.reduce((n, m) => n + m.duplicates, 0),
+  };
+}
+
+const runs = (list: Measured[]) => list.map((m) => `${fmt(m.rate, 0)}/s p99 ${fmt(m.p99, 0)} ms`).join('; ');
+
 async function main() {
   const config = loadConfig();
   const postgres = await ensurePostgres(config);
@@ -148,7 +169,7 @@ async function main() {
       return list;
     };
     /** Waits until `targets` have `total` receipts; deliveries/s from the first commit to the last receipt, latencies. */
-    const measureDeliveries = async (what: string, targets: BenchReceiver[], sentAt: Map<string, number>, total: number) => {
+    const measureDeliveries = async (what: string, targets: BenchReceiver[], sentAt: Map<string, number>, total: number): Promise<Measured> => {
       await waitFor(what, () => targets.reduce((n, r) => n + r.receipts.length, 0) >= total);
       const started = Math.min(...sentAt.values());
       const latencies = targets.flatMap((r) => r.receipts.map((x) => x.at - sentAt.get(x.eventId)!)).sort((a, b) => a - b);
@@ -202,10 +223,32 @@ async function main() {
     single.sort((a, b) => a - b);
     for (const r of fanOut) r.receipts.length = 0;
 
-    // a. Fan-out burst, then the plain loop to the same receivers.
+    // a. and d. Fan-out bursts to the same receivers: first one unmeasured (the process's and the database's warm-up,
+    // which the first burst of a run paid alone: T19), then (a) and (d) alternating, so both see the same conditions.
+    // (d) adds a fifth endpoint, new each time, that never answers (every attempt times out after 10 s).
     const total = EVENTS * RECEIVERS;
-    process.stderr.write(`a. fan-out: ${EVENTS} events x ${RECEIVERS} receivers = ${total} deliveries...\n`);
-    const a = await measureDeliveries('the fan-out deliveries', fanOut, await burst(db, accountId, shopRef, 'order.created', EVENTS), total);
+    const fanOutBurst = async (what: string) => {
+      const m = await measureDeliveries(what, fanOut, await burst(db, accountId, shopRef, 'order.created', EVENTS), total);
+      for (const r of fanOut) r.receipts.length = 0;
+      return m;
+    };
+    process.stderr.write(`a./d. fan-out: ${EVENTS} events x ${RECEIVERS} receivers = ${total} deliveries, warm-up then ${REPEAT} x (a, d)...\n`);
+    await fanOutBurst('warm-up burst (not measured)');
+    const aRuns: Measured[] = [];
+    const dRuns: Measured[] = [];
+    const hangingRequests: number[] = [];
+    for (let run = 0; run < REPEAT; run++) {
+      aRuns.push(await fanOutBurst(`a. the fan-out deliveries (${run + 1})`));
+      const hanging = await startReceiver(() => 0);
+      receivers.push(hanging);
+      const hangingEndpoint = await createEndpoint(db, endpointDeps, { accountId, name: `times out ${run + 1}`, url: `${hanging.base}/hang`, events: ['order.created'], shops: 'all', createdBy: 'bench' });
+      hanging.secrets.set('/hang', hangingEndpoint.secret);
+      dRuns.push(await fanOutBurst(`d. the healthy deliveries beside a timing-out endpoint (${run + 1})`));
+      hangingRequests.push(hanging.receipts.length);
+      await db('webhook_endpoints').where({ id: hangingEndpoint.id }).update({ state: 'disabled' });
+    }
+    const a = medianOf(aRuns);
+    const d = medianOf(dRuns);
     const aLoop = await plainLoop(fanOut, total);
 
     // b. One receiver, a long queue.
@@ -229,17 +272,6 @@ async function main() {
     }
     const cSeconds = (performance.now() - cStart) / 1000;
     const c = await measureDeliveries('the sustained deliveries', sustained, cSent, cSent.size * RECEIVERS);
-
-    // d. (a) again while a fifth endpoint never answers (every attempt times out after 10 s).
-    process.stderr.write(`d. fan-out with a fifth endpoint that times out...\n`);
-    const healthy = await receiversFor(RECEIVERS);
-    const hanging = await startReceiver(() => 0);
-    receivers.push(hanging);
-    const hangingEndpoint = await createEndpoint(db, endpointDeps, { accountId, name: 'times out', url: `${hanging.base}/hang`, events: ['order.created'], shops: 'all', createdBy: 'bench' });
-    hanging.secrets.set('/hang', hangingEndpoint.secret);
-    const d = await measureDeliveries('the healthy deliveries beside a timing-out endpoint', healthy, await burst(db, accountId, shopRef, 'order.created', EVENTS), total);
-    const hangingRequests = hanging.receipts.length;
-    await db('webhook_endpoints').where({ id: hangingEndpoint.id }).update({ state: 'disabled' });
 
     // e. Retry timers: every delivery's first attempt fails with 503, the retry after the schedule's delay is answered.
     const retryEndpoints = Math.ceil(RETRIES / RETRY_EVENTS);
@@ -275,12 +307,12 @@ async function main() {
       `Single events on an idle system (${SINGLE}, one at a time, each to ${RECEIVERS} receivers): event committed → last receipt p50 ${fmt(percentile(single, 50))} ms, p99 ${fmt(percentile(single, 99))} ms`,
       '',
       `  ${'scenario (event committed → receipt; plain loop: request → reply)'.padEnd(52)} ${'deliveries/s'.padStart(12)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)}`,
-      row(`a. ${EVENTS} events x ${RECEIVERS} receivers (burst)`, a),
+      row(`a. ${EVENTS} events x ${RECEIVERS} receivers (burst; median of ${REPEAT})`, a, `   runs: ${runs(aRuns)}`),
       row(`   plain loop, same receivers (${CONCURRENCY} at once)`, aLoop, `   ratio ${(a.rate / aLoop.rate).toFixed(3)}x; ${checks(a)}`),
       row(`b. ${ONE_RECEIVER_EVENTS} events x 1 receiver (burst)`, b),
       row(`   plain loop, same receiver (${CONCURRENCY} at once)`, bLoop, `   ratio ${(b.rate / bLoop.rate).toFixed(3)}x; ${checks(b)}`),
       row(`c. ${RATE} events/s for ${SECONDS} s x ${RECEIVERS} receivers`, c, `   (${fmt(cSent.size / cSeconds)} events/s offered); ${checks(c)}`),
-      row(`d. (a) beside a 5th endpoint that times out`, d, `   vs (a): ${(d.rate / a.rate).toFixed(2)}x rate, p99 ${(d.p99 / a.p99).toFixed(2)}x; ${checks(d)}; requests to the 5th: ${hangingRequests}`),
+      row(`d. (a) beside a 5th endpoint that times out (median of ${REPEAT})`, d, `   vs (a): ${(d.rate / a.rate).toFixed(2)}x rate, p50 ${(d.p50 / a.p50).toFixed(2)}x, p99 ${(d.p99 / a.p99).toFixed(2)}x; ${checks(d)}; requests to the 5th: ${hangingRequests.join(', ')}; runs: ${runs(dRuns)}`),
       '',
       `e. Retry timers: ${lateness.length} deliveries whose first attempt failed (503), retry delay ${retryScheduleMs[0]} ms`,
       `  first attempts of all ${retryTotal} done ${fmt((firstAttemptsDone - firstRetryAt) / 1000)} s after the burst`,

@@ -14,7 +14,8 @@
  *   are FAILED at once.
  * - Fairness: every endpoint has its own lane of at most `perEndpointConcurrency` requests under way in this process
  *   (counted process-wide, so two dispatcher runs that overlap share it), and the next deliveries are taken per
- *   endpoint, so a receiver that times out or fails holds only its own lane.
+ *   endpoint, so a receiver that times out or fails holds only its own lane. While an endpoint's latest attempt failed
+ *   its lane narrows to FAILING_LANE, and failing endpoints together hold at most a quarter of the process (T21).
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
@@ -30,6 +31,13 @@ import { deliveryRequestHeaders } from './signature.js';
 export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
 /** Requests under way in one worker process at a time, over all endpoints. */
 export const DEFAULT_MAX_IN_FLIGHT = 512;
+/**
+ * T21: the lane of an endpoint whose latest attempt failed (an error status, a time-out, a refused connection): it
+ * probes with this many requests at once until one succeeds, and all failing endpoints together hold at most
+ * FAILING_SHARE of the process's requests, so however many receivers hang, healthy ones keep the rest.
+ */
+export const FAILING_LANE = 2;
+const FAILING_SHARE = 0.25;
 /**
  * T7: an account's outbox events wait while one of its endpoints has more than this many deliveries waiting for their
  * first attempt and drains them within DRAIN_HORIZON_MS at the rate it is taking them: a burst then stays in the
@@ -64,10 +72,23 @@ const claimed = new Set<string>();
 const lanes = new Map<string, number>();
 /** Requests taken and not yet recorded in this process, over all senders. */
 let processInFlight = 0;
+/**
+ * Per endpoint, whether its latest finished attempt in this process failed (true) or succeeded (false); an endpoint
+ * this process has not heard back from yet is judged by its `consecutive_failures` in Postgres.
+ */
+const failing = new Map<string, boolean>();
+/** Per endpoint, requests under way that were taken while it was failing (they count against FAILING_SHARE). */
+const failingLanes = new Map<string, number>();
+let failingInFlight = 0;
 
 /** Delivery ids this process is working on (the dispatcher leaves them out of its own workflow starts). */
 export function claimedDeliveries(): ReadonlySet<string> {
   return claimed;
+}
+
+/** Whether the endpoint gets only FAILING_LANE requests at once: its latest attempt (here, or else in Postgres) failed. */
+function isFailing(endpointId: string, consecutiveFailures: number): boolean {
+  return failing.get(endpointId) ?? consecutiveFailures > 0;
 }
 
 /** Requests under way to the endpoint from this process now (for tests and the heartbeat). */
@@ -198,7 +219,7 @@ export class DirectSender {
       if (claimed.has(String(row.id))) continue;
       const id = String(row.endpoint_id);
       const list = byEndpoint.get(id) ?? [];
-      if (list.length < this.perEndpoint - (lanes.get(id) ?? 0)) list.push(row);
+      if (list.length < this.widthOf(id, row.consecutive_failures) - (lanes.get(id) ?? 0)) list.push(row);
       byEndpoint.set(id, list);
     }
     const accounts = [...new Set(result.rows.map((r) => String(r.account_id)))];
@@ -207,12 +228,15 @@ export class DirectSender {
     const queues = [...byEndpoint.values()].filter((list) => list.length > 0 && allowed.has(String(list[0].account_id)));
     const picked: Taken[][] = queues.map(() => []);
     let left = this.maxInFlight - processInFlight;
+    let failingLeft = Math.floor(this.maxInFlight * FAILING_SHARE) - failingInFlight;
+    const failingQueue = queues.map((list) => isFailing(String(list[0].endpoint_id), list[0].consecutive_failures));
     for (let i = 0; left > 0; i++) {
       let any = false;
       queues.forEach((list, lane) => {
-        if (left > 0 && i < list.length) {
+        if (left > 0 && i < list.length && (!failingQueue[lane] || failingLeft > 0)) {
           picked[lane].push(list[i]);
           left--;
+          if (failingQueue[lane]) failingLeft--;
           any = true;
         }
       });
@@ -223,11 +247,11 @@ export class DirectSender {
       if (batch.length === 0) continue;
       const lane = String(batch[0].endpoint_id);
       // The lane may have filled while this look-up ran (an overlapping run): take only what still fits.
-      const fits = batch.slice(0, Math.max(0, this.perEndpoint - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
+      const fits = batch.slice(0, Math.max(0, this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
       if (fits.length === 0) continue;
       if (!lanes.get(lane)) this.laneStarted.set(lane, Date.now());
       for (const row of fits) claimed.add(String(row.id));
-      this.takeSlots(lane, fits.length);
+      this.takeSlots(lane, fits.length, isFailing(lane, batch[0].consecutive_failures));
       started += fits.length;
       this.track(this.sendLane(fits));
     }
@@ -296,7 +320,16 @@ export class DirectSender {
     void work.finally(() => this.sends.delete(work));
   }
 
-  private takeSlots(endpointId: string, n: number): void {
+  /** How many requests the endpoint may have under way: its lane, or FAILING_LANE while its attempts fail (T21). */
+  private widthOf(endpointId: string, consecutiveFailures: number): number {
+    return isFailing(endpointId, consecutiveFailures) ? Math.min(FAILING_LANE, this.perEndpoint) : this.perEndpoint;
+  }
+
+  private takeSlots(endpointId: string, n: number, whileFailing: boolean): void {
+    if (whileFailing) {
+      failingLanes.set(endpointId, (failingLanes.get(endpointId) ?? 0) + n);
+      failingInFlight += n;
+    }
     lanes.set(endpointId, (lanes.get(endpointId) ?? 0) + n);
     this.mine.set(endpointId, (this.mine.get(endpointId) ?? 0) + n);
     this.inFlight += n;
@@ -310,11 +343,21 @@ export class DirectSender {
   private freeSlot(endpointId: string): void {
     // A run that drained gave its slots back already.
     if (!this.mine.get(endpointId)) return;
+    this.releaseFailingSlots(endpointId, 1);
     const left = (lanes.get(endpointId) ?? 1) - 1;
     if (left > 0) lanes.set(endpointId, left); else lanes.delete(endpointId);
     const mine = (this.mine.get(endpointId) ?? 1) - 1;
     if (mine > 0) this.mine.set(endpointId, mine); else this.mine.delete(endpointId);
     if (left === 0 || left === Math.floor(this.perEndpoint / 2)) this.options.onProgress?.();
+  }
+
+  /** Slots taken while the endpoint was failing go back to the failing share first. */
+  private releaseFailingSlots(endpointId: string, n: number): void {
+    const held = failingLanes.get(endpointId) ?? 0;
+    const back = Math.min(held, n);
+    if (back === 0) return;
+    if (held - back > 0) failingLanes.set(endpointId, held - back); else failingLanes.delete(endpointId);
+    failingInFlight -= back;
   }
 
   /** Sends one endpoint's deliveries of this round: the address is resolved and verified once for the round. */
@@ -356,6 +399,8 @@ export class DirectSender {
         result = await postWebhook({ url: destination.url, hostname: destination.hostname, addresses: destination.addresses, headers, body: row.body, timeoutMs: this.settings.timeoutMs });
       }
       this.finished.push({ deliveryId: String(row.id), endpointId, eventId: row.event_id, attempt: row.attempts + 1, attemptedAt, result });
+      // The lane's width follows the latest answer: a failure narrows it to FAILING_LANE, a success opens it again.
+      failing.set(endpointId, result.outcome !== 'success');
       // The request is over: its slot is free (the bound counts requests under way); the claim lasts until recorded.
       this.freeSlot(endpointId);
       this.scheduleFlush();
@@ -501,6 +546,7 @@ export class DirectSender {
     // Requests still under way after the time-out (should not happen: they end within the receiver time-out) give their
     // slots back, so a successor run is not starved by a run that is gone.
     for (const [endpointId, n] of this.mine) {
+      this.releaseFailingSlots(endpointId, n);
       const left = (lanes.get(endpointId) ?? 0) - n;
       if (left > 0) lanes.set(endpointId, left); else lanes.delete(endpointId);
     }

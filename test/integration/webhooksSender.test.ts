@@ -6,7 +6,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Db } from '../../src/db/knex.js';
-import { DEFAULT_PER_ENDPOINT_CONCURRENCY, DirectSender } from '../../src/webhooks/direct.js';
+import { DEFAULT_PER_ENDPOINT_CONCURRENCY, DirectSender, FAILING_LANE } from '../../src/webhooks/direct.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
 import { disableEndpoint, enableEndpoint } from '../../src/webhooks/endpoints.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, PAUSE_AFTER_CONSECUTIVE_FAILURES } from '../../src/webhooks/settings.js';
@@ -191,4 +191,44 @@ test.serial('When two senders of one process run at once (a dispatcher run and i
   t.is(rcv.requests.length, 40);
   t.true(rcv.maxOpen <= DEFAULT_PER_ENDPOINT_CONCURRENCY, `at most ${DEFAULT_PER_ENDPOINT_CONCURRENCY} open (${rcv.maxOpen})`);
   t.is(new Set(rcv.requests.map((r) => r.body.event_id)).size, 40, 'each delivery sent once');
+});
+
+test.serial('When an endpoint\'s latest attempt failed, then it gets 2 requests at once until one succeeds, and failing endpoints together hold at most a quarter of the process while a healthy one takes the rest (T21)', async (t) => {
+  const { db } = t.context.database;
+  await db('webhook_endpoints').whereNot('state', 'disabled').update({ state: 'disabled' });
+  const [healthy, failingOne, failingTwo] = [await receiver(t, () => 'hang'), await receiver(t, () => 'hang'), await receiver(t, () => 'hang')];
+  const endpoints = [];
+  for (const [i, rcv] of [healthy, failingOne, failingTwo].entries()) {
+    const endpoint = await makeEndpoint(db, t.context.settings, { url: rcv.url, events: ['order.created'], shops: 'all', name: `lane ${i}` });
+    rcv.secret = endpoint.secret;
+    endpoints.push(endpoint);
+  }
+  // Judged by Postgres: this process has not heard from them yet.
+  await db('webhook_endpoints').whereIn('id', [endpoints[1].id, endpoints[2].id]).update({ consecutive_failures: 3 });
+  await emitOrderEvents(db, 20, { prefix: 'L' });
+  await dispatchOutboxBatch(db);
+  // 12 at once in this process: the failing share is 3.
+  const s = new DirectSender(db, t.context.settings, { checkEndpoint: async () => {}, maxInFlight: 12 });
+  t.is(await s.fill(), 12);
+  await healthy.waitFor((reqs) => reqs.length >= 9);
+  await waitUntil(async () => failingOne.requests.length + failingTwo.requests.length >= 3);
+  t.is(healthy.requests.length, 9, 'the healthy endpoint got everything the failing share left');
+  t.is(failingOne.requests.length + failingTwo.requests.length, 3, 'the failing endpoints together: a quarter of 12');
+  t.true(failingOne.requests.length <= 2 && failingTwo.requests.length <= 2, 'each failing lane at most 2');
+  t.is(await s.fill(), 0, 'everything is taken');
+
+  // A success opens the lane again: the first failing endpoint answers, and its next round is a whole lane.
+  failingOne.release(200);
+  healthy.release(200);
+  await waitUntil(async () => s.active === failingTwo.requests.length);
+  const before = failingOne.requests.length;
+  const wide = new DirectSender(db, t.context.settings, { checkEndpoint: async () => {} });
+  await wide.fill();
+  await failingOne.waitFor((reqs) => reqs.length >= before + DEFAULT_PER_ENDPOINT_CONCURRENCY);
+  t.is(failingOne.requests.length, before + DEFAULT_PER_ENDPOINT_CONCURRENCY, 'a whole lane at once');
+  t.true(failingOne.maxOpen > FAILING_LANE, `more than ${FAILING_LANE} open after the success (${failingOne.maxOpen})`);
+  t.true(failingTwo.maxOpen <= FAILING_LANE, 'the other still probes with at most 2');
+  for (const rcv of [healthy, failingOne, failingTwo]) rcv.release(200);
+  await waitUntil(async () => s.active === 0 && wide.active === 0, 20_000);
+  await db('webhook_endpoints').whereIn('id', endpoints.map((e) => e.id)).update({ state: 'disabled' });
 });
