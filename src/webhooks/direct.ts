@@ -15,7 +15,8 @@
  * - Fairness: every endpoint has its own lane of at most `perEndpointConcurrency` requests under way in this process
  *   (counted process-wide, so two dispatcher runs that overlap share it), and the next deliveries are taken per
  *   endpoint, so a receiver that times out or fails holds only its own lane. While an endpoint's latest attempt failed
- *   its lane narrows to FAILING_LANE, and failing endpoints together hold at most a quarter of the process (T21).
+ *   its lane narrows to FAILING_LANE, and failing endpoints together hold at most a quarter of the process (T21);
+ *   requests stuck at a receiver for over a second stop counting against the process's bound (T22).
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
@@ -38,6 +39,13 @@ export const DEFAULT_MAX_IN_FLIGHT = 512;
  */
 export const FAILING_LANE = 2;
 const FAILING_SHARE = 0.25;
+/**
+ * T22: a request under way longer than this no longer counts against DEFAULT_MAX_IN_FLIGHT (it is an idle socket
+ * waiting for a receiver that may never answer), so receivers that all hang at once cannot take every slot of a
+ * process from healthy ones for a whole time-out. Requests open in all stay below DEFAULT_MAX_OPEN.
+ */
+export const DEFAULT_STUCK_AFTER_MS = 1_000;
+export const DEFAULT_MAX_OPEN = 4 * DEFAULT_MAX_IN_FLIGHT;
 /**
  * T7: an account's outbox events wait while one of its endpoints has more than this many deliveries waiting for their
  * first attempt and drains them within DRAIN_HORIZON_MS at the rate it is taking them: a burst then stays in the
@@ -80,6 +88,18 @@ const failing = new Map<string, boolean>();
 /** Per endpoint, requests under way that were taken while it was failing (they count against FAILING_SHARE). */
 const failingLanes = new Map<string, number>();
 let failingInFlight = 0;
+/** Requests whose HTTP exchange is under way in this process: delivery id → when it was taken (oldest first). */
+const underWaySince = new Map<string, number>();
+
+/** How many requests have been under way longer than `stuckAfterMs` (the map is in the order they were taken). */
+function stuckRequests(now: number, stuckAfterMs: number): number {
+  let stuck = 0;
+  for (const since of underWaySince.values()) {
+    if (now - since < stuckAfterMs) break;
+    stuck++;
+  }
+  return stuck;
+}
 
 /** Delivery ids this process is working on (the dispatcher leaves them out of its own workflow starts). */
 export function claimedDeliveries(): ReadonlySet<string> {
@@ -105,6 +125,9 @@ export interface DirectSenderOptions {
   onProgress?: () => void;
   /** The clock retries are due by (tests move it on to walk the 1 to 240-minute schedule); default Date.now. */
   now?: () => number;
+  /** T22: after how long a request under way stops counting against `maxInFlight`, and the bound on all open ones. */
+  stuckAfterMs?: number;
+  maxOpen?: number;
 }
 
 interface Taken {
@@ -146,6 +169,8 @@ const OWNED = `d.status = 'PENDING' and d.workflow_started_at is null and d.held
 export class DirectSender {
   private readonly perEndpoint: number;
   private readonly maxInFlight: number;
+  private readonly stuckAfterMs: number;
+  private readonly maxOpen: number;
   private readonly now: () => number;
   /** This run's share of the lanes, so a drained run gives back exactly what it took. */
   private readonly mine = new Map<string, number>();
@@ -172,6 +197,8 @@ export class DirectSender {
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly options: DirectSenderOptions) {
     this.perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.stuckAfterMs = options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
+    this.maxOpen = options.maxOpen ?? Math.max(this.maxInFlight, DEFAULT_MAX_OPEN);
     this.now = options.now ?? Date.now;
   }
 
@@ -185,7 +212,8 @@ export class DirectSender {
    * attempt (oldest first), as many as its lane has room for — and starts sending them. Returns how many it started.
    */
   async fill(): Promise<number> {
-    const room = this.maxInFlight - processInFlight;
+    // Requests stuck at a receiver that does not answer do not count (T22), up to the bound on open requests.
+    const room = Math.min(this.maxInFlight - processInFlight + stuckRequests(Date.now(), this.stuckAfterMs), this.maxOpen - processInFlight);
     if (room <= 0) return 0;
     const now = this.now();
     const full = [...lanes].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
@@ -227,7 +255,7 @@ export class DirectSender {
     for (const account of accounts) if (await this.isEntitled(account, now)) allowed.add(account);
     const queues = [...byEndpoint.values()].filter((list) => list.length > 0 && allowed.has(String(list[0].account_id)));
     const picked: Taken[][] = queues.map(() => []);
-    let left = this.maxInFlight - processInFlight;
+    let left = room;
     let failingLeft = Math.floor(this.maxInFlight * FAILING_SHARE) - failingInFlight;
     const failingQueue = queues.map((list) => isFailing(String(list[0].endpoint_id), list[0].consecutive_failures));
     for (let i = 0; left > 0; i++) {
@@ -250,7 +278,11 @@ export class DirectSender {
       const fits = batch.slice(0, Math.max(0, this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
       if (fits.length === 0) continue;
       if (!lanes.get(lane)) this.laneStarted.set(lane, Date.now());
-      for (const row of fits) claimed.add(String(row.id));
+      const takenAt = Date.now();
+      for (const row of fits) {
+        claimed.add(String(row.id));
+        underWaySince.set(String(row.id), takenAt);
+      }
       this.takeSlots(lane, fits.length, isFailing(lane, batch[0].consecutive_failures));
       started += fits.length;
       this.track(this.sendLane(fits));
@@ -377,6 +409,7 @@ export class DirectSender {
         this.coolUntil.set(endpointId, this.now() + COOL_DOWN_MS);
         for (const row of batch) {
           claimed.delete(String(row.id));
+          underWaySince.delete(String(row.id));
           this.freeSlot(endpointId);
         }
         this.inFlight -= batch.length;
@@ -402,6 +435,7 @@ export class DirectSender {
       // The lane's width follows the latest answer: a failure narrows it to FAILING_LANE, a success opens it again.
       failing.set(endpointId, result.outcome !== 'success');
       // The request is over: its slot is free (the bound counts requests under way); the claim lasts until recorded.
+      underWaySince.delete(String(row.id));
       this.freeSlot(endpointId);
       this.scheduleFlush();
     }));

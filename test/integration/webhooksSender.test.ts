@@ -232,3 +232,42 @@ test.serial('When an endpoint\'s latest attempt failed, then it gets 2 requests 
   await waitUntil(async () => s.active === 0 && wide.active === 0, 20_000);
   await db('webhook_endpoints').whereIn('id', endpoints.map((e) => e.id)).update({ state: 'disabled' });
 });
+
+test.serial('When a process\'s every slot is held by a receiver that does not answer, then after a second those requests stop counting and a healthy endpoint is served while they are still open, within the bound on open requests (T22)', async (t) => {
+  const { db } = t.context.database;
+  await db('webhook_endpoints').whereNot('state', 'disabled').update({ state: 'disabled' });
+  const hanging = await receiver(t, () => 'hang');
+  const healthy = await receiver(t);
+  const hangingEndpoint = await makeEndpoint(db, t.context.settings, { url: hanging.url, events: ['order.created'], shops: 'all', name: 'stuck' });
+  hanging.secret = hangingEndpoint.secret;
+  await emitOrderEvents(db, 6, { prefix: 'S' });
+  await dispatchOutboxBatch(db);
+  // 4 at once in this process, 8 open at most; a request under way 300 ms is stuck.
+  const s = new DirectSender(db, t.context.settings, { checkEndpoint: async () => {}, maxInFlight: 4, maxOpen: 8, stuckAfterMs: 300 });
+  t.is(await s.fill(), 4);
+  await hanging.waitFor((reqs) => reqs.length >= 4);
+  const healthyEndpoint = await makeEndpoint(db, t.context.settings, { url: healthy.url, events: ['order.created'], shops: 'all', name: 'healthy' });
+  healthy.secret = healthyEndpoint.secret;
+  await emitOrderEvents(db, 3, { prefix: 'T' });
+  await dispatchOutboxBatch(db);
+  t.is(await s.fill(), 0, 'no room while the hanging requests are young');
+  await new Promise((r) => setTimeout(r, 400));
+  for (let round = 0; healthy.requests.length < 3 && round < 50; round++) {
+    await s.fill();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.is(healthy.requests.length, 3, 'the healthy endpoint got all its deliveries');
+  t.true(hanging.open >= 4, 'while the first hanging requests were still open');
+  // Once every hanging request is stuck, the bound on open requests still holds: 8 open, the ninth waits.
+  await new Promise((r) => setTimeout(r, 400));
+  for (let round = 0; round < 5; round++) {
+    await s.fill();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.is(hanging.open, 8, 'as many open as the bound allows');
+  t.is(hanging.requests.length, 8, 'and not one more');
+  t.is(await s.fill(), 0);
+  hanging.release(200);
+  await waitUntil(async () => s.active === 0, 20_000);
+  await db('webhook_endpoints').whereIn('id', [hangingEndpoint.id, healthyEndpoint.id]).update({ state: 'disabled' });
+});
