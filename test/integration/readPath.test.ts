@@ -175,12 +175,9 @@ function withoutRequestIds(body: any): any {
   return copy;
 }
 
-test.serial('When a plain 2026-07-28 tools/call is answered by the router, then it is exactly what the SDK answers (data, cursor page, business errors, a tool of another scope, unknown tool)', async (t) => {
-  const key = await issueKey(t.context.database.db, { scopes: ['orders:read'] });
-  const first = await rawMcp(t.context.server, modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 3 } }).body, modernRequest('tools/call', { name: 'orders_list' }, key).headers);
-  const cursor = first.body.result.structuredContent.nextCursor;
-  t.is(typeof cursor, 'string');
-  const calls = [
+/** The calls both eras' router answers are compared on: data, a cursor page, business errors, another scope, no tool. */
+function comparedCalls(cursor: string): Array<Record<string, unknown> & { name: string }> {
+  return [
     { name: 'orders_list', arguments: { market: 'sk', limit: 3 } },
     { name: 'orders_list', arguments: { market: 'sk', limit: 3, cursor } },
     { name: 'orders_list', arguments: { market: 'zz' } },
@@ -189,6 +186,14 @@ test.serial('When a plain 2026-07-28 tools/call is answered by the router, then 
     { name: 'stores_list', arguments: {} },
     { name: 'no_such_tool', arguments: {} },
   ];
+}
+
+test.serial('When a plain 2026-07-28 tools/call is answered by the router, then it is exactly what the SDK answers (data, cursor page, business errors, a tool of another scope, unknown tool)', async (t) => {
+  const key = await issueKey(t.context.database.db, { scopes: ['orders:read'] });
+  const first = await rawMcp(t.context.server, modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 3 } }).body, modernRequest('tools/call', { name: 'orders_list' }, key).headers);
+  const cursor = first.body.result.structuredContent.nextCursor;
+  t.is(typeof cursor, 'string');
+  const calls = comparedCalls(cursor);
   for (const params of calls) {
     const request = modernRequest('tools/call', params, key);
     const direct = await rawMcp(t.context.server, request.body, request.headers);
@@ -211,15 +216,7 @@ test.serial('When a plain 2025-era tools/call is answered by the router, then it
   const first = await rawMcp(t.context.server, legacyCall({ name: 'orders_list', arguments: { market: 'sk', limit: 3 } }), headers('2025-11-25'));
   const cursor = first.body.result.structuredContent.nextCursor;
   t.is(typeof cursor, 'string');
-  const calls = [
-    { name: 'orders_list', arguments: { market: 'sk', limit: 3 } },
-    { name: 'orders_list', arguments: { market: 'sk', limit: 3, cursor } },
-    { name: 'orders_list', arguments: { market: 'zz' } },
-    { name: 'orders_list', arguments: { market: 'sk', limit: 0 } },
-    { name: 'orders_list' },
-    { name: 'stores_list', arguments: {} },
-    { name: 'no_such_tool', arguments: {} },
-  ];
+  const calls = comparedCalls(cursor);
   for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
     for (const params of calls) {
       const direct = await rawMcp(t.context.server, legacyCall(params), headers(version));
