@@ -207,8 +207,8 @@ test.serial('When an endpoint\'s latest attempt failed, then it gets 2 requests 
   await db('webhook_endpoints').whereIn('id', [endpoints[1].id, endpoints[2].id]).update({ consecutive_failures: 3 });
   await emitOrderEvents(db, 20, { prefix: 'L' });
   await dispatchOutboxBatch(db);
-  // 12 at once in this process: the failing share is 3.
-  const s = new DirectSender(db, t.context.settings, { checkEndpoint: async () => {}, maxInFlight: 12 });
+  // 12 at once in this process: the failing share is 3. (Nothing counts as stuck here: T22 has its own test.)
+  const s = new DirectSender(db, t.context.settings, { checkEndpoint: async () => {}, maxInFlight: 12, stuckAfterMs: 600_000 });
   t.is(await s.fill(), 12);
   await healthy.waitFor((reqs) => reqs.length >= 9);
   await waitUntil(async () => failingOne.requests.length + failingTwo.requests.length >= 3);
@@ -233,7 +233,7 @@ test.serial('When an endpoint\'s latest attempt failed, then it gets 2 requests 
   await db('webhook_endpoints').whereIn('id', endpoints.map((e) => e.id)).update({ state: 'disabled' });
 });
 
-test.serial('When a process\'s every slot is held by a receiver that does not answer, then after a second those requests stop counting and a healthy endpoint is served while they are still open, within the bound on open requests (T22)', async (t) => {
+test.serial('When a process\'s every slot is held by a receiver that does not answer, then once they are stuck those requests stop counting and a healthy endpoint is served while they are still open, within the bound on open requests (T22)', async (t) => {
   const { db } = t.context.database;
   await db('webhook_endpoints').whereNot('state', 'disabled').update({ state: 'disabled' });
   const hanging = await receiver(t, () => 'hang');
@@ -242,8 +242,11 @@ test.serial('When a process\'s every slot is held by a receiver that does not an
   hanging.secret = hangingEndpoint.secret;
   await emitOrderEvents(db, 6, { prefix: 'S' });
   await dispatchOutboxBatch(db);
-  // 4 at once in this process, 8 open at most; a request under way 300 ms is stuck.
-  const s = new DirectSender(db, t.context.settings, { checkEndpoint: async () => {}, maxInFlight: 4, maxOpen: 8, stuckAfterMs: 300 });
+  // 4 at once in this process, 8 open at most; a request under way 3 s is stuck (far longer than the set-up below
+  // takes even on a loaded machine, so "young" really is young).
+  const stuckAfterMs = 3_000;
+  // The receiver time-out (5 s in this file) is lifted so that no request ends before the test releases it.
+  const s = new DirectSender(db, { ...t.context.settings, timeoutMs: 60_000 }, { checkEndpoint: async () => {}, maxInFlight: 4, maxOpen: 8, stuckAfterMs });
   t.is(await s.fill(), 4);
   await hanging.waitFor((reqs) => reqs.length >= 4);
   const healthyEndpoint = await makeEndpoint(db, t.context.settings, { url: healthy.url, events: ['order.created'], shops: 'all', name: 'healthy' });
@@ -251,19 +254,14 @@ test.serial('When a process\'s every slot is held by a receiver that does not an
   await emitOrderEvents(db, 3, { prefix: 'T' });
   await dispatchOutboxBatch(db);
   t.is(await s.fill(), 0, 'no room while the hanging requests are young');
-  await new Promise((r) => setTimeout(r, 400));
-  for (let round = 0; healthy.requests.length < 3 && round < 50; round++) {
-    await s.fill();
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await new Promise((r) => setTimeout(r, stuckAfterMs + 100));
+  await waitUntil(async () => (await s.fill()) >= 0 && healthy.requests.length >= 3, 20_000);
   t.is(healthy.requests.length, 3, 'the healthy endpoint got all its deliveries');
   t.true(hanging.open >= 4, 'while the first hanging requests were still open');
   // Once every hanging request is stuck, the bound on open requests still holds: 8 open, the ninth waits.
-  await new Promise((r) => setTimeout(r, 400));
-  for (let round = 0; round < 5; round++) {
-    await s.fill();
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await new Promise((r) => setTimeout(r, stuckAfterMs + 100));
+  await waitUntil(async () => (await s.fill()) >= 0 && hanging.requests.length >= 8, 20_000);
+  await new Promise((r) => setTimeout(r, 200));
   t.is(hanging.open, 8, 'as many open as the bound allows');
   t.is(hanging.requests.length, 8, 'and not one more');
   t.is(await s.fill(), 0);
