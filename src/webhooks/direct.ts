@@ -216,7 +216,8 @@ export class DirectSender {
     const room = Math.min(this.maxInFlight - processInFlight + stuckRequests(Date.now(), this.stuckAfterMs), this.maxOpen - processInFlight);
     if (room <= 0) return 0;
     const now = this.now();
-    const full = [...lanes].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
+    // Endpoints whose lane is full are not even looked up (a failing one's lane is FAILING_LANE wide, T21).
+    const full = [...lanes].filter(([id, n]) => n >= (failing.get(id) ? Math.min(FAILING_LANE, this.perEndpoint) : this.perEndpoint)).map(([id]) => id);
     for (const [id, until] of this.coolUntil) if (until > now) full.push(id); else this.coolUntil.delete(id);
     const taken = [...claimed];
     const columns = 'd.id, d.endpoint_id, d.event_id, d.event_type, d.body, d.attempts';
