@@ -1,19 +1,20 @@
 /** Activities of the proposal workflow: thin wrappers over src/proposals, bound to the database and the platform adapters. */
 import type { Db } from '../src/db/knex.js';
-import { createPlatformRegistry } from '../src/platforms/registry.js';
+import type { PlatformRegistry } from '../src/platforms/registry.js';
 import { finishProposal, loadProposalForWorkflow, recordDecision, type Decision, type ProposalForWorkflow } from '../src/proposals/lifecycle.js';
 import type { ItemOutcome } from '../src/proposals/model.js';
 import { writeProposalItem as writeItem } from '../src/proposals/write.js';
 
 export interface ProposalActivityDeps {
   db: Db;
-  demoClockSpeed?: number;
+  /** The shop platforms' adapters (the composition root's). */
+  platforms: PlatformRegistry;
   /** A test seam: runs after the shop took an item's write, before its result is stored (the crash test kills the worker there). */
   afterProposalShopWrite?: (itemId: string) => Promise<void>;
 }
 
 export function createProposalActivities(deps: ProposalActivityDeps) {
-  const platforms = createPlatformRegistry({ db: deps.db, demoClockSpeed: deps.demoClockSpeed });
+  const platforms = deps.platforms;
   return {
     /** Reads the proposal the workflow runs for (kind, mode, expiry, items, a decision already recorded). */
     async loadProposal(input: { draftId: string }): Promise<ProposalForWorkflow> {

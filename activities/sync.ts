@@ -1,7 +1,7 @@
 /** Activities of the shop sync: thin wrappers over src/sync, bound to the database and the platform adapters. */
 import { activityInfo, Context, getClient } from '@temporalio/activity';
 import type { Db } from '../src/db/knex.js';
-import { createPlatformRegistry } from '../src/platforms/registry.js';
+import type { PlatformRegistry } from '../src/platforms/registry.js';
 import { SYNC_AREAS, type SyncArea } from '../src/platforms/types.js';
 import { syncArea, type AreaSyncOptions, type AreaSyncResult } from '../src/sync/runner.js';
 import { reconcileSyncSchedules, type ReconcileResult } from '../src/sync/schedules.js';
@@ -9,10 +9,8 @@ import { findSyncShop, getSyncShop } from '../src/sync/shops.js';
 
 export interface SyncActivityDeps {
   db: Db;
-  /** DEMO_CLOCK_SPEED: how much faster than real time the demo platform's clock runs. */
-  demoClockSpeed?: number;
-  /** The real clock; tests fix it. */
-  wallClock?: () => Date;
+  /** The shop platforms' adapters (the composition root's). */
+  platforms: PlatformRegistry;
   /** A test seam: runs inside every batch transaction just before commit. */
   beforeSyncCommit?: AreaSyncOptions['beforeCommit'];
 }
@@ -32,7 +30,7 @@ const HEARTBEAT_EVERY_MS = 2000;
 
 /** Builds the sync activities bound to their dependencies. */
 export function createSyncActivities(deps: SyncActivityDeps) {
-  const platforms = createPlatformRegistry({ db: deps.db, demoClockSpeed: deps.demoClockSpeed, wallClock: deps.wallClock });
+  const platforms = deps.platforms;
   const adapterOf = (platform: string) => {
     const adapter = platforms.get(platform);
     if (!adapter) throw new Error(`No adapter for platform ${platform}`);

@@ -4,10 +4,8 @@
  * is idempotent: attempts are keyed by number, dispatch by (event, endpoint), pausing under a row lock.
  */
 import { Context } from '@temporalio/activity';
-import { loadConfig } from '../src/config/index.js';
 import { createDb, type Db } from '../src/db/knex.js';
 import { logger } from '../src/logger.js';
-import { loadSecrets } from '../src/secrets.js';
 import { webhookWorkflowsClient } from '../src/temporal/webhooks.js';
 import { attemptDelivery, currentStatus, type AttemptInput, type AttemptResult } from '../src/webhooks/delivery.js';
 import type { DeliveryStatus } from '../src/webhooks/delivery.js';
@@ -15,13 +13,13 @@ import { claimedDeliveries, DirectSender } from '../src/webhooks/direct.js';
 import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries, type DispatchResult } from '../src/webhooks/dispatch.js';
 import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
 import { purgeDeliveryLog } from '../src/webhooks/retention.js';
-import { webhookSettings, type WebhookSettings } from '../src/webhooks/settings.js';
+import type { WebhookSettings } from '../src/webhooks/settings.js';
 import { connectionOf, listenForWork } from '../src/webhooks/wakeups.js';
 
 export interface WebhookActivityDeps {
   db: Db;
-  /** Delivery settings; when absent they come from the configuration on first use. */
-  webhooks?: WebhookSettings;
+  /** Delivery settings (the composition root's: webhookSettings(config, secrets); tests: their own DNS and time-outs). */
+  webhooks: WebhookSettings;
   /** How long the dispatcher waits for a notification when it found nothing to do (default 250 ms: the safety net). */
   dispatcherIdleMs?: number;
 }
@@ -36,20 +34,12 @@ const log = logger.child({ component: 'webhooks' });
 
 /** Builds the webhook activities bound to their dependencies. */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
-  let settings = deps.webhooks;
-  const getSettings = (): WebhookSettings => {
-    if (!settings) {
-      const config = loadConfig();
-      settings = webhookSettings(config, loadSecrets(config));
-    }
-    return settings;
-  };
-  const temporal = () => webhookWorkflowsClient(Context.current().client, Context.current().info.taskQueue, getSettings().retryScheduleMs);
+  const temporal = () => webhookWorkflowsClient(Context.current().client, Context.current().info.taskQueue, deps.webhooks.retryScheduleMs);
 
   return {
     /** Makes one attempt of a delivery (or reports why not: done, held); idempotent per attempt number. */
     async attemptWebhookDelivery(input: AttemptInput): Promise<AttemptResult> {
-      return attemptDelivery(deps.db, getSettings(), input);
+      return attemptDelivery(deps.db, deps.webhooks, input);
     },
 
     /** The delivery's status in Postgres, for a workflow woken during a retry wait (ended meanwhile, or not). */
@@ -97,7 +87,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // The loop and the sender get connections of their own: workflows (manual retries, actors) use the shared pool,
       // and must not make healthy endpoints' attempts wait for a connection (T5).
       const loopDb = createDb(connectionOf(deps.db) as string, { min: 0, max: 4 });
-      const sender = new DirectSender(loopDb, getSettings(), {
+      const sender = new DirectSender(loopDb, deps.webhooks, {
         checkEndpoint: (endpointId) => workflows.checkEndpoint(endpointId),
         onProgress: () => work.poke(),
       });

@@ -8,27 +8,17 @@ import { createRestRouter } from './rest/router.js';
 import { APP_PATH, createApplicationRouter, ownOrigin, type ApplicationOptions } from './app/index.js';
 import { createOAuthRouter } from './oauth/router.js';
 import { createOAuthServers } from './oauth/provider.js';
-import { loadConfig } from '../src/config/index.js';
-import { loadSecrets } from '../src/secrets.js';
-import { systemResolver } from '../src/webhooks/addresses.js';
+import { createHealthRouter } from './http/health.js';
 
+/**
+ * Everything the HTTP application needs; the composition root (src/entry/compose.ts) builds it. Without `platforms`
+ * and `temporal` (RunDeps) it is a read-only instance: writes answer WRITES_UNAVAILABLE and /readyz is never ready.
+ */
 export interface AppDeps extends RunDeps {
-  /** MCP endpoint options; read from the configuration (MCP_ALLOWED_ORIGINS, PUBLIC_BASE_URL) when absent. */
-  mcp?: McpOptions;
-  /** The application's options (secrets key, webhook address rules); read from the configuration when absent. */
-  application?: ApplicationOptions;
-}
-
-/** The application's options from the environment; the secrets key is loaded on first use only. */
-function applicationOptionsFromConfig(): ApplicationOptions {
-  const config = loadConfig();
-  let key: Buffer | undefined;
-  return {
-    secretsKey: () => (key ??= loadSecrets(config).secretsKey),
-    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
-    resolve: systemResolver,
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-  };
+  /** MCP endpoint options (MCP_ALLOWED_ORIGINS, PUBLIC_BASE_URL, the loopback bind). */
+  mcp: McpOptions;
+  /** The application's options (secrets key, webhook address rules, PUBLIC_BASE_URL). */
+  application: ApplicationOptions;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -37,10 +27,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext);
+  app.use(createHealthRouter(deps));
   app.use('/api/v1', createRestRouter(deps));
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));
-  const application = deps.application ?? applicationOptionsFromConfig();
+  const application = deps.application;
   const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, fetch: application.oauthFetch });
   app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req)));
   app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));

@@ -11,18 +11,17 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { Client, Connection } from '@temporalio/client';
 import { CATALOG_VERSION } from '../src/automations/catalog.js';
 import { createDraft, publishAutomation, setAutomationEnabled } from '../src/automations/drafts.js';
 import { loadConfig } from '../src/config/index.js';
-import { createDb, migrateLatest, type Db } from '../src/db/knex.js';
+import { migrateLatest, type Db } from '../src/db/knex.js';
 import { findFreePort } from '../src/infra/ports.js';
 import { startTemporalDevServer } from '../src/infra/temporalDevServer.js';
 import { ensurePostgres } from '../src/runtime.js';
 import { automationConsumerWorkflowId, ensureAutomationWorkflows } from '../src/temporal/automations.js';
 import { workflowIds } from '../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../src/temporal/webhooks.js';
-import { createWorker } from '../src/temporal/worker.js';
+import { compose, startWorker } from '../src/entry/compose.js';
 import { systemResolver } from '../src/webhooks/addresses.js';
 import { createEndpoint } from '../src/webhooks/endpoints.js';
 import { percentile } from './lib.js';
@@ -52,16 +51,16 @@ async function main() {
   await admin.query(`create database ${dbName}`);
   const dbUrl = new URL(postgres.value);
   dbUrl.pathname = `/${dbName}`;
-  const db = createDb(dbUrl.toString(), { max: 20 });
   const temporal = config.TEMPORAL_ADDRESS
     ? { address: config.TEMPORAL_ADDRESS, stop: async () => {} }
     : await startTemporalDevServer({ dbFile: null, port: await findFreePort(), uiPort: null, namespace: 'default' });
-  const connection = await Connection.connect({ address: temporal.address });
-  const client = new Client({ connection, namespace: 'default' });
+  // The service's own dependencies over the scratch database and this Temporal (the bench's webhook settings below).
+  const service = compose({ ...config, TEMPORAL_NAMESPACE: 'default' }, { databaseUrl: dbUrl.toString(), temporalAddress: temporal.address }, { poolMax: 20 });
+  const { db } = service;
+  const client = await service.temporal.client();
   const taskQueue = `bench-automations-${process.pid}`;
   const settings = { secretsKey: crypto.randomBytes(32), allowLoopback: true, retryScheduleMs: [5_000], timeoutMs: 10_000, resolve: systemResolver };
-  const { worker, connection: workerConnection } = await createWorker({ db, temporalAddress: temporal.address, namespace: 'default', taskQueue, webhooks: settings });
-  const running = worker.run();
+  await startWorker(service, { taskQueue, webhooks: settings });
   const receipts = new Map<string, number>();
   const receiver = http.createServer((req, res) => {
     req.resume();
@@ -141,13 +140,9 @@ async function main() {
   } finally {
     await client.workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
     await client.workflow.getHandle(automationConsumerWorkflowId(taskQueue)).terminate().catch(() => {});
-    worker.shutdown();
-    await running.catch(() => {});
-    await workerConnection.close();
-    await connection.close();
+    await service.close();
     await new Promise<void>((r) => receiver.close(() => r()));
     await temporal.stop();
-    await db.destroy();
     await admin.query(`drop database if exists ${dbName} with (force)`);
     await admin.end();
     await postgres.stop();

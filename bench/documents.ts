@@ -20,7 +20,6 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const DEPTH = 500_000;
 const LIMIT = 50;
 const SAMPLES = 200;
-const secret = 'bench-cursor-secret-0123456789abcdef0123456789';
 
 // The same statements our query module runs, as plain SQL for the direct baseline.
 const PAGE_SQL = `select * from documents where shop_id = $1 and type = 'invoice' and ($2::date is null or (business_date, id) < ($2::date, $3::bigint))
@@ -56,20 +55,20 @@ function startBaseline(pool: pg.Pool, shopId: string): Promise<http.Server> {
 
 async function main() {
   const config = loadConfig();
-  const { postgres, db, account, shop } = await openBenchShop(config);
+  const { postgres, db, account, shop, service } = await openBenchShop(config);
   const total = Number((await db('documents').where({ shop_id: shop.id, type: 'invoice' }).count<{ count: string }[]>('* as count').first())!.count);
   const depth = Math.min(DEPTH, total - LIMIT - 1);
   const deep = await db('documents').where({ shop_id: shop.id, type: 'invoice' }).orderBy([{ column: 'business_date', order: 'desc' }, { column: 'id', order: 'desc' }])
     .offset(depth).first(db.raw(`to_char(business_date, 'YYYY-MM-DD') as business_date`), 'id');
   const position = { key: deep.business_date as string, id: String(deep.id) };
-  const deepCursor = encodeCursor(position, null, cursorFingerprint({ capability: 'documents.list', account: account.id, shopId: shop.id, market: 'sk', documentType: 'invoice' }), secret);
+  const deepCursor = encodeCursor(position, null, cursorFingerprint({ capability: 'documents.list', account: account.id, shopId: shop.id, market: 'sk', documentType: 'invoice' }), service.secrets.cursorSecret);
   // Samples spread over the whole history: invoice numbers, customer surnames, PDFs (rendered once here if still history).
   const samples = await db('documents').where({ shop_id: shop.id, type: 'invoice', pdf_available: true }).whereRaw('id % 997 = 0').limit(SAMPLES)
     .select('code', 'customer_last_name');
   for (const s of samples) await getDocumentPdf(db, shop.id, 'invoice', s.code);
   const { key } = await createAccessKey(db, { accountId: account.id, name: 'bench', scopes: ['invoices:read', 'personal-data:read'], interfaces: ['rest'], shopCodes: null, expiresAt: null, createdBy: 'bench' });
 
-  const app = createApp({ db, cursorSecret: secret, now: () => new Date() });
+  const app = createApp(service.app);
   const ours = createHttpServer(app);
   await new Promise<void>((resolve) => ours.listen(0, '127.0.0.1', resolve));
   const pool = new pg.Pool({ connectionString: postgres.value, max: 10 });
@@ -106,8 +105,7 @@ async function main() {
   baseline.close();
   await pool.end();
   await db('access_keys').where({ name: 'bench', created_by: 'bench' }).delete();
-  await db.destroy();
-  await postgres.stop();
+  await service.close();
 }
 
 main().catch((error) => {

@@ -1,6 +1,7 @@
 /** Small load-measurement helpers shared by the benchmarks: closed-loop clients, percentiles, a table, the bench tenant. */
 import type { Config } from '../src/config/index.js';
-import { createDb, migrateLatest } from '../src/db/knex.js';
+import { migrateLatest } from '../src/db/knex.js';
+import { compose, temporalAddressOf } from '../src/entry/compose.js';
 import { loadBenchAccount } from '../src/platforms/demo/load.js';
 import { findAccountByCode, findShopByCode } from '../src/queries/shops.js';
 import { ensurePostgres } from '../src/runtime.js';
@@ -58,7 +59,9 @@ export function report(title: string, ours: Measurement, baseline: Measurement):
  */
 export async function openBenchShop(config: Config) {
   const postgres = await ensurePostgres(config);
-  const db = createDb(postgres.value, { max: 10 });
+  // The service's own dependencies (as `npm start` builds them); `service.close()` stops Postgres too.
+  const service = compose(config, { databaseUrl: postgres.value, temporalAddress: temporalAddressOf(config), stop: postgres.stop }, { poolMax: 10 });
+  const { db } = service;
   await migrateLatest(db);
   if (!(await findAccountByCode(db, 'bench'))) {
     process.stderr.write('Loading the benchmark data set (once; about 1,000,000 orders via COPY)...\n');
@@ -71,5 +74,5 @@ export async function openBenchShop(config: Config) {
   }
   const account = (await findAccountByCode(db, 'bench'))!;
   const shop = (await findShopByCode(db, account.id, 'sk'))!;
-  return { postgres, db, account, shop };
+  return { postgres, db, account, shop, service };
 }

@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app.js';
 import { createAccessKey } from '../src/auth/keys.js';
 import { loadConfig } from '../src/config/index.js';
-import { createDb, migrateLatest } from '../src/db/knex.js';
+import { migrateLatest } from '../src/db/knex.js';
+import { compose, temporalAddressOf } from '../src/entry/compose.js';
 import { loadDemoAccounts } from '../src/platforms/demo/load.js';
 import { findAccountByCode } from '../src/queries/shops.js';
 import { ensurePostgres } from '../src/runtime.js';
@@ -19,7 +20,6 @@ import { createHttpServer } from '../api/http/server.js';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 1000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 100);
-const secret = 'bench-cursor-secret-0123456789abcdef0123456789';
 const ARGS = { market: 'sk', limit: 50 } as const;
 
 interface Series {
@@ -31,7 +31,9 @@ interface Series {
 async function main() {
   const config = loadConfig();
   const postgres = await ensurePostgres(config);
-  const db = createDb(postgres.value, { max: 10 });
+  // The service's own dependencies (as `npm start` builds them); `service.close()` stops Postgres too.
+  const service = compose(config, { databaseUrl: postgres.value, temporalAddress: temporalAddressOf(config), stop: postgres.stop }, { poolMax: 10 });
+  const { db } = service;
   await migrateLatest(db);
   if (!(await findAccountByCode(db, 'demo'))) {
     process.stderr.write('Loading the demo data (once)...\n');
@@ -40,7 +42,7 @@ async function main() {
   const account = (await findAccountByCode(db, 'demo'))!;
   const { key } = await createAccessKey(db, { accountId: account.id, name: 'bench-mcp', scopes: ['orders:read'], interfaces: ['rest', 'mcp'], shopCodes: null, expiresAt: null, createdBy: 'bench' });
 
-  const app = createApp({ db, cursorSecret: secret, now: () => new Date(), mcp: { allowedOrigins: [] } });
+  const app = createApp(service.app);
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -113,8 +115,7 @@ async function main() {
 
   server.close();
   await db('access_keys').where({ name: 'bench-mcp', created_by: 'bench' }).delete();
-  await db.destroy();
-  await postgres.stop();
+  await service.close();
 }
 
 main().catch((error) => {

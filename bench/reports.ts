@@ -17,7 +17,6 @@ import { findSyncShop } from '../src/sync/shops.js';
 import { measure, type Measurement, openBenchShop } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const secret = 'bench-cursor-secret-0123456789abcdef0123456789';
 
 interface Case {
   title: string;
@@ -30,7 +29,7 @@ interface Case {
 
 async function main() {
   const config = loadConfig();
-  const { postgres, db, account, shop } = await openBenchShop(config);
+  const { postgres, db, account, shop, service } = await openBenchShop(config);
   // A data set loaded before the analytics areas existed gets them from the platform the way a shop would: one sync.
   const syncShop = (await findSyncShop(db, 'bench', 'sk'))!;
   if (!(await db('web_visits').where({ shop_id: shop.id }).first())) {
@@ -104,7 +103,7 @@ async function main() {
     accountId: account.id, name: 'bench-reports', scopes: ['reports:read', 'analytics:read', 'shipping:read', 'purchase-prices:read'], interfaces: ['rest'],
     shopCodes: null, expiresAt: null, createdBy: 'bench',
   });
-  const app = createApp({ db, cursorSecret: secret, now: () => new Date() });
+  const app = createApp(service.app);
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -134,8 +133,7 @@ async function main() {
   server.close();
   await pool.end();
   await db('access_keys').where({ name: 'bench-reports', created_by: 'bench' }).delete();
-  await db.destroy();
-  await postgres.stop();
+  await service.close();
 }
 
 function hash(text: string): string {

@@ -19,7 +19,6 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const DEPTH = 900_000;
 const LIMIT = 50;
-const secret = 'bench-cursor-secret-0123456789abcdef0123456789';
 
 // The baseline runs the same two queries our query module runs (orders page, then their items), with no framework.
 const ORDERS_SQL = `select id, code, created_at, updated_at, status_id, status_name, paid, paid_at, currency, total_with_vat, total_without_vat,
@@ -45,14 +44,14 @@ function startBaseline(pool: pg.Pool, shopId: string): Promise<http.Server> {
 
 async function main() {
   const config = loadConfig();
-  const { postgres, db, account, shop } = await openBenchShop(config);
+  const { postgres, db, account, shop, service } = await openBenchShop(config);
   const total = Number((await db('orders').where({ shop_id: shop.id }).count<{ count: string }[]>('* as count').first())!.count);
   const deep = await db('orders').where({ shop_id: shop.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(Math.min(DEPTH, total - LIMIT - 1)).first('created_at', 'id');
   const position = { key: deep.created_at.toISOString(), id: String(deep.id) };
   const { key } = await createAccessKey(db, { accountId: account.id, name: 'bench', scopes: ['orders:read'], interfaces: ['rest'], shopCodes: null, expiresAt: null, createdBy: 'bench' });
-  const deepCursor = encodeCursor(position, null, cursorFingerprint({ capability: "orders.list", account: account.id, shopId: shop.id, market: "sk" }), secret);
+  const deepCursor = encodeCursor(position, null, cursorFingerprint({ capability: "orders.list", account: account.id, shopId: shop.id, market: "sk" }), service.secrets.cursorSecret);
 
-  const app = createApp({ db, cursorSecret: secret, now: () => new Date() });
+  const app = createApp(service.app);
   const ours = createHttpServer(app);
   await new Promise<void>((resolve) => ours.listen(0, '127.0.0.1', resolve));
   const pool = new pg.Pool({ connectionString: postgres.value, max: 10 });
@@ -86,8 +85,7 @@ async function main() {
   baseline.close();
   await pool.end();
   await db('access_keys').where({ name: 'bench', created_by: 'bench' }).delete();
-  await db.destroy();
-  await postgres.stop();
+  await service.close();
 }
 
 main().catch((error) => {

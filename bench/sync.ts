@@ -15,11 +15,11 @@
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { Client, Connection } from '@temporalio/client';
-import { createApp } from '../api/app.js';
+import type { Client } from '@temporalio/client';
+import { createApp, type AppDeps } from '../api/app.js';
 import { createAccessKey } from '../src/auth/keys.js';
 import { loadConfig } from '../src/config/index.js';
-import { createDb, migrateLatest, type Db } from '../src/db/knex.js';
+import { migrateLatest, type Db } from '../src/db/knex.js';
 import { findFreePort } from '../src/infra/ports.js';
 import { startTemporalDevServer } from '../src/infra/temporalDevServer.js';
 import { shopSeed } from '../src/platforms/demo/generator.js';
@@ -27,7 +27,7 @@ import { BENCH_ACCOUNT, ensureDemoAccount, loadDemoAccounts } from '../src/platf
 import { findAccountByCode } from '../src/queries/shops.js';
 import { ensurePostgres } from '../src/runtime.js';
 import { reconcileSyncSchedules } from '../src/sync/schedules.js';
-import { createWorker } from '../src/temporal/worker.js';
+import { compose, startWorker } from '../src/entry/compose.js';
 import type { ShopSyncResult } from '../workflows/shopSync.js';
 import { percentile } from './lib.js';
 import { createHttpServer } from '../api/http/server.js';
@@ -37,7 +37,6 @@ const CLOCK_SPEED = Number(process.env.BENCH_CLOCK_SPEED ?? 3600);
 const SYNC_INTERVAL_MS = Number.parseFloat(process.env.BENCH_SYNC_INTERVAL ?? '1') * 1000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 100);
-const secret = 'bench-cursor-secret-0123456789abcdef0123456789';
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
 function databaseUrl(serverUrl: string, database: string): string {
@@ -91,12 +90,13 @@ async function backfill(db: Db, client: Client, taskQueue: string, seed: number)
 }
 
 /** Part 2: the demo shops live, sync lag seen from REST. */
-async function lag(db: Db, client: Client, taskQueue: string, seed: number) {
+async function lag(appDeps: AppDeps, client: Client, taskQueue: string, seed: number) {
+  const { db } = appDeps;
   say('lag: loading the demo tenants ...');
   const loaded = await loadDemoAccounts(db, { seed, endDate: new Date() });
   const account = (await findAccountByCode(db, 'demo'))!;
   const { key } = await createAccessKey(db, { accountId: account.id, name: 'bench-sync', scopes: ['orders:read', 'shipping:read'], interfaces: ['rest'], shopCodes: null, expiresAt: null, createdBy: 'bench' });
-  const app = createApp({ db, cursorSecret: secret, now: () => new Date(), mcp: { allowedOrigins: [] } });
+  const app = createApp(appDeps);
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -179,7 +179,6 @@ async function main() {
   const postgres = await ensurePostgres(config);
   const scratch = `bench_sync_${crypto.randomBytes(4).toString('hex')}`;
   await admin(postgres.value, (c) => c.query(`create database ${scratch}`));
-  const db = createDb(databaseUrl(postgres.value, scratch), { max: 12 });
   let temporalStop = async () => {};
   let address = config.TEMPORAL_ADDRESS;
   if (!address) {
@@ -188,22 +187,19 @@ async function main() {
     temporalStop = temporal.stop;
   }
   const taskQueue = `bench-sync-${crypto.randomBytes(4).toString('hex')}`;
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const { worker, connection: workerConnection } = await createWorker({ db, temporalAddress: address, namespace: config.TEMPORAL_NAMESPACE, taskQueue, demoClockSpeed: CLOCK_SPEED });
-  const running = worker.run();
+  // The service's own dependencies over the scratch database and this Temporal, its demo clock CLOCK_SPEED times faster.
+  const service = compose({ ...config, DEMO_CLOCK_SPEED: CLOCK_SPEED }, { databaseUrl: databaseUrl(postgres.value, scratch), temporalAddress: address }, { poolMax: 12 });
+  const { db } = service;
+  const client = await service.temporal.client();
+  await startWorker(service, { taskQueue });
   try {
     await migrateLatest(db);
     const first = await backfill(db, client, taskQueue, config.DEMO_SEED);
     process.stdout.write(`${first}\n`);
-    const second = await lag(db, client, taskQueue, config.DEMO_SEED);
+    const second = await lag(service.app, client, taskQueue, config.DEMO_SEED);
     process.stdout.write(`${second}\n`);
   } finally {
-    worker.shutdown();
-    await running;
-    await workerConnection.close();
-    await connection.close();
-    await db.destroy();
+    await service.close();
     await admin(postgres.value, (c) => c.query(`drop database if exists ${scratch} with (force)`));
     await temporalStop();
     await postgres.stop();

@@ -19,16 +19,15 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { Client, Connection } from '@temporalio/client';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config/index.js';
-import { createDb, migrateLatest, type Db } from '../src/db/knex.js';
+import { migrateLatest, type Db } from '../src/db/knex.js';
 import { findFreePort } from '../src/infra/ports.js';
 import { startTemporalDevServer } from '../src/infra/temporalDevServer.js';
 import { ensurePostgres } from '../src/runtime.js';
 import { workflowIds } from '../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../src/temporal/webhooks.js';
-import { createWorker } from '../src/temporal/worker.js';
+import { compose, startWorker } from '../src/entry/compose.js';
 import { systemResolver } from '../src/webhooks/addresses.js';
 import { createEndpoint } from '../src/webhooks/endpoints.js';
 import { signatureHeader } from '../src/webhooks/signature.js';
@@ -132,17 +131,17 @@ async function main() {
   await admin.query(`create database ${dbName}`);
   const dbUrl = new URL(postgres.value);
   dbUrl.pathname = `/${dbName}`;
-  const db = createDb(dbUrl.toString(), { max: 20 });
   const temporal = config.TEMPORAL_ADDRESS
     ? { address: config.TEMPORAL_ADDRESS, stop: async () => {} }
     : await startTemporalDevServer({ dbFile: null, port: await findFreePort(), uiPort: null, namespace: 'default' });
-  const connection = await Connection.connect({ address: temporal.address });
-  const client = new Client({ connection, namespace: 'default' });
+  // The service's own dependencies over the scratch database and this Temporal (the bench's webhook settings below).
+  const service = compose({ ...config, TEMPORAL_NAMESPACE: 'default' }, { databaseUrl: dbUrl.toString(), temporalAddress: temporal.address }, { poolMax: 20 });
+  const { db } = service;
+  const client = await service.temporal.client();
   const taskQueue = `bench-webhooks-${process.pid}`;
   const retryScheduleMs = config.WEBHOOK_RETRY_SCHEDULE ?? [5_000];
   const settings = { secretsKey: crypto.randomBytes(32), allowLoopback: true, retryScheduleMs, timeoutMs: 10_000, resolve: systemResolver };
-  const { worker, connection: workerConnection } = await createWorker({ db, temporalAddress: temporal.address, namespace: 'default', taskQueue, webhooks: settings });
-  const running = worker.run();
+  await startWorker(service, { taskQueue, webhooks: settings });
   const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
   try {
     await migrateLatest(db);
@@ -322,13 +321,9 @@ async function main() {
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await client.workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
-    worker.shutdown();
-    await running.catch(() => {});
-    await workerConnection.close();
-    await connection.close();
+    await service.close();
     for (const r of receivers) await r.close();
     await temporal.stop();
-    await db.destroy();
     await admin.query(`drop database if exists ${dbName} with (force)`);
     await admin.end();
     await postgres.stop();

@@ -1,5 +1,5 @@
 /** Loads the demo data through its Temporal workflow (visible in the Temporal UI as `demo-data-load-demo`). */
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from './db/knex.js';
 import { TASK_QUEUE, workflowIds } from './temporal/constants.js';
 
@@ -10,24 +10,18 @@ export async function databaseIsEmpty(db: Db): Promise<boolean> {
 }
 
 /** Starts (or joins) the demo data workflow and waits for it. */
-export async function runDemoDataWorkflow(opts: { temporalAddress: string; namespace: string; seed: number; endDate: Date; taskQueue?: string }): Promise<unknown> {
-  const connection = await Connection.connect({ address: opts.temporalAddress });
+export async function runDemoDataWorkflow(client: Client, opts: { seed: number; endDate: Date; taskQueue?: string }): Promise<unknown> {
+  const workflowId = workflowIds.demoDataLoad('demo');
   try {
-    const client = new Client({ connection, namespace: opts.namespace });
-    const workflowId = workflowIds.demoDataLoad('demo');
-    try {
-      const handle = await client.workflow.start('loadDemoDataWorkflow', {
-        taskQueue: opts.taskQueue ?? TASK_QUEUE,
-        workflowId,
-        args: [{ seed: opts.seed, endDateIso: opts.endDate.toISOString() }],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      });
-      return await handle.result();
-    } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId).result();
-      throw error;
-    }
-  } finally {
-    await connection.close();
+    const handle = await client.workflow.start('loadDemoDataWorkflow', {
+      taskQueue: opts.taskQueue ?? TASK_QUEUE,
+      workflowId,
+      args: [{ seed: opts.seed, endDateIso: opts.endDate.toISOString() }],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+    return await handle.result();
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId).result();
+    throw error;
   }
 }

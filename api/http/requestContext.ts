@@ -1,12 +1,23 @@
-/** Request id on every request, on every log line written while serving it, and one access-log line per request. */
+/**
+ * Request id on every request, on every log line written while serving it, and one access-log line per request at
+ * `debug` (the minute's summary at `info` counts them: src/logSummary.ts).
+ */
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { logger, withLogContext } from '../../src/logger.js';
+import { countMcpRequest, countRequest } from '../../src/logSummary.js';
+import { HEALTH_PATH, READY_PATH } from './health.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
     requestId: string;
   }
+}
+
+/** What a router adds to its request's log line (`res.locals.logFields`): the MCP router names the JSON-RPC method and tool. */
+export interface RequestLogFields {
+  rpcMethod?: string;
+  tool?: string;
 }
 
 export function newRequestId(): string {
@@ -18,8 +29,17 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   res.setHeader('Request-Id', req.requestId);
   const started = process.hrtime.bigint();
   withLogContext({ requestId: req.requestId }, () => {
-    // The path only: query strings may carry cursors and search text, which need not be in the log.
-    res.on('finish', () => logger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request'));
+    res.on('finish', () => {
+      // The full path, not the mounted router's (/api/mcp, not /), without the query string: it may carry cursors and
+      // search text, which need not be in the log.
+      const path = req.originalUrl.split('?')[0];
+      const fields: RequestLogFields = res.locals.logFields ?? {};
+      logger.debug({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...fields }, 'request');
+      // Probes (every few seconds from an orchestrator) are not traffic.
+      if (path === HEALTH_PATH || path === READY_PATH) return;
+      countRequest(res.statusCode);
+      if (fields.rpcMethod !== undefined) countMcpRequest(fields.rpcMethod === 'tools/call');
+    });
     next();
   });
 }

@@ -15,11 +15,11 @@ import ipaddr from 'ipaddr.js';
 import { allScopes } from '../../src/auth/scopes.js';
 import { capabilitiesByTool } from '../../src/capabilities/registry.js';
 import type { RunDeps } from '../../src/capabilities/run.js';
-import { loadConfig } from '../../src/config/index.js';
 import { AppError, toAppError } from '../../src/errors.js';
 import { logger } from '../../src/logger.js';
 import { authenticateRequest } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
+import type { RequestLogFields } from '../http/requestContext.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { checkRequestHeaders, jsonRpcError, JSONRPC, type TransportRejection } from './protocol.js';
 import { buildMcpServer, toolCallResponse, type McpCallContext } from './server.js';
@@ -44,13 +44,7 @@ export interface McpOptions {
 }
 
 export interface McpDeps extends RunDeps {
-  mcp?: McpOptions;
-}
-
-function optionsFrom(deps: McpDeps): McpOptions {
-  if (deps.mcp) return deps.mcp;
-  const config = loadConfig();
-  return { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL, localhostOnly: !config.PUBLIC_BASE_URL && isLoopbackHost(config.HOST) };
+  mcp: McpOptions;
 }
 
 /** True for `localhost` and loopback addresses, the binds where a rebound DNS name is the only way in from a browser. */
@@ -61,7 +55,7 @@ export function isLoopbackHost(host: string): boolean {
 
 /** The MCP resource (RFC 8707) a request to this service names: `{base}/api/mcp`, for REST's connection diagnostics. */
 export function mcpResourceOf(req: Request, deps: McpDeps): string {
-  return `${baseUrl(req, optionsFrom(deps))}${MCP_PATH}`;
+  return `${baseUrl(req, deps.mcp)}${MCP_PATH}`;
 }
 
 /** The base URL clients reach us at: PUBLIC_BASE_URL, or the scheme and Host of the request. */
@@ -99,7 +93,7 @@ export function bearerChallenge(base: string, error?: AppError): string {
 
 /** Serves the metadata document at the RFC 9728 path for /api/mcp and, for clients that ask at the root, at the root. */
 export function createProtectedResourceMetadataRouter(deps: McpDeps): Router {
-  const options = optionsFrom(deps);
+  const options = deps.mcp;
   const router = express.Router();
   const serve = (req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');
@@ -191,8 +185,17 @@ export function plainToolCall(body: unknown, accept: string | undefined, caller:
   return tool && callerMayUse(tool.capability, caller) ? { id: body.id, tool, args: params.arguments as Record<string, unknown> | undefined } : null;
 }
 
+/** The JSON-RPC method (and for `tools/call` the tool) of a message, for its request's log line; cut to 100 characters. */
+export function rpcLogFields(body: unknown): RequestLogFields {
+  if (Array.isArray(body)) return { rpcMethod: 'batch' };
+  const message = body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (!isPlainObject(message) || typeof message.method !== 'string') return {};
+  const rpcMethod = message.method.slice(0, 100);
+  return rpcMethod === 'tools/call' && typeof message.params?.name === 'string' ? { rpcMethod, tool: message.params.name.slice(0, 100) } : { rpcMethod };
+}
+
 export function createMcpRouter(deps: McpDeps): Router {
-  const options = optionsFrom(deps);
+  const options = deps.mcp;
   const router = express.Router();
   const contexts = new WeakMap<AuthInfo, McpCallContext>();
   const handler = createMcpHandler(
@@ -240,6 +243,11 @@ export function createMcpRouter(deps: McpDeps): Router {
     if (type === 'entity.parse.failed') return reject(res, { status: 400, body: jsonRpcError(JSONRPC.PARSE_ERROR, 'Parse error: the body is not valid JSON.') });
     if (type === 'entity.too.large') return reject(res, { status: 413, body: jsonRpcError(JSONRPC.SERVER_ERROR, 'Payload too large: at most 1 MB.') });
     next(err);
+  });
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    res.locals.logFields = rpcLogFields(req.body);
+    next();
   });
 
   router.post('/', async (req: Request, res: Response) => {

@@ -6,14 +6,12 @@
  * on TEMPORAL_PORT), enable/disable/delete also tell the endpoint's actor at once.
  */
 import { parseArgs } from 'node:util';
-import type { Config } from '../config/index.js';
+import type { Service } from '../entry/compose.js';
 import type { Db } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import { findAccountByCode } from '../queries/shops.js';
 import { getWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, type WebhookEndpointView } from '../queries/webhooks.js';
-import { loadSecrets } from '../secrets.js';
 import { notifyEndpointActor } from '../temporal/webhooks.js';
-import { systemResolver } from '../webhooks/addresses.js';
 import {
   createEndpoint, deleteEndpoint, disableEndpoint, enableEndpoint, pingEndpoint, retryDelivery, rotateEndpointSecret,
 } from '../webhooks/endpoints.js';
@@ -77,7 +75,7 @@ function waitOption(text: string | undefined): number {
 
 const temporalNote = (reached: boolean) => (reached ? '' : '\n(Temporal was not reachable; the worker\'s dispatcher applies it when it runs.)');
 
-export async function webhooksCommand(db: Db, config: Config, argv: string[]): Promise<void> {
+export async function webhooksCommand(db: Db, service: Pick<Service, 'application' | 'temporal'>, argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -99,7 +97,7 @@ export async function webhooksCommand(db: Db, config: Config, argv: string[]): P
       case 'create': {
         if (!values.name) throw new UsageError('--name is required.');
         if (!values.url) throw new UsageError('--url is required (https://…).');
-        const created = await createEndpoint(db, { secretsKey: loadSecrets(config).secretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver }, {
+        const created = await createEndpoint(db, { secretsKey: service.application.secretsKey(), allowLoopback: service.application.allowLoopback, resolve: service.application.resolve }, {
           accountId: acct.id, name: values.name, url: values.url, events: list(values.events, 'events'), shops: list(values.shops, 'shops'), createdBy: 'cli',
         });
         print(json, created, `Created webhook endpoint ${created.id}. Its signing secret is shown only now:\n\n  ${created.secret}\n`);
@@ -120,24 +118,24 @@ export async function webhooksCommand(db: Db, config: Config, argv: string[]): P
       }
       case 'enable': {
         const result = await enableEndpoint(db, acct.id, needId());
-        const reached = await notifyEndpointActor(config, id);
+        const reached = await notifyEndpointActor(service.temporal, id);
         print(json, result, `Endpoint ${id} is enabled (was ${result.previousState}); waiting deliveries are delivered now.${temporalNote(reached)}`);
         return;
       }
       case 'disable': {
         const result = await disableEndpoint(db, acct.id, needId());
-        await notifyEndpointActor(config, id);
+        await notifyEndpointActor(service.temporal, id);
         print(json, result, `Endpoint ${id} is disabled; ${result.skipped} pending deliveries were skipped.`);
         return;
       }
       case 'delete': {
         const result = await deleteEndpoint(db, acct.id, needId());
-        await notifyEndpointActor(config, id);
+        await notifyEndpointActor(service.temporal, id);
         print(json, result, `Endpoint ${id} is deleted (its delivery log remains); ${result.skipped} pending deliveries were skipped.`);
         return;
       }
       case 'rotate-secret': {
-        const result = await rotateEndpointSecret(db, { secretsKey: loadSecrets(config).secretsKey }, acct.id, needId());
+        const result = await rotateEndpointSecret(db, { secretsKey: service.application.secretsKey() }, acct.id, needId());
         print(json, result, `New signing secret of endpoint ${id} (the old one is no longer valid), shown only now:\n\n  ${result.secret}\n`);
         return;
       }

@@ -1,7 +1,7 @@
 /** The operator command line (D11): `npm run cli -- <command> [--json]`; stands for a person in the application. */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/index.js';
-import { createDb, migrateLatest } from '../db/knex.js';
+import { migrateLatest, type Db } from '../db/knex.js';
 import { automationsCommand, automationsUsage } from '../cli/automations.js';
 import { keysCommand } from '../cli/keys.js';
 import { peopleCommand, peopleUsage } from '../cli/people.js';
@@ -10,6 +10,7 @@ import { shopsCommand, shopsUsage } from '../cli/shops.js';
 import { planCommand, webhooksCommand, webhooksUsage } from '../cli/webhooks.js';
 import { print, UsageError } from '../cli/output.js';
 import { ensurePostgres } from '../runtime.js';
+import { compose, temporalAddressOf } from './compose.js';
 import { loadBenchAccount, loadDemoAccounts } from '../platforms/demo/load.js';
 
 const usage = `Usage: npm run cli -- <command> [--json]
@@ -21,7 +22,7 @@ ${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}${peopleUsage}  d
   demo load [--size demo|bench] [--seed N] [--orders N]   (bench: an account "bench" with ~1,000,000 orders, via COPY)
 `;
 
-async function demoCommand(db: ReturnType<typeof createDb>, argv: string[], seed: number): Promise<void> {
+async function demoCommand(db: Db, argv: string[], seed: number): Promise<void> {
   const [action, ...rest] = argv;
   if (action !== 'load') throw new UsageError('demo load [--size demo|bench]');
   const { values } = parseArgs({ args: rest, options: { size: { type: 'string', default: 'demo' }, seed: { type: 'string' }, orders: { type: 'string' }, json: { type: 'boolean', default: false } } });
@@ -54,11 +55,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const postgres = await ensurePostgres(config);
-  const db = createDb(postgres.value, { max: 4 });
+  // Temporal is optional here: commands that tell a workflow at once connect on first use, in 2 s or not at all.
+  const service = compose(config, { databaseUrl: postgres.value, temporalAddress: temporalAddressOf(config), stop: postgres.stop }, { poolMax: 4, temporalConnectTimeoutMs: 2_000 });
+  const { db } = service;
   try {
     await migrateLatest(db);
     if (command === 'keys') await keysCommand(db, rest);
-    else if (command === 'webhooks') await webhooksCommand(db, config, rest);
+    else if (command === 'webhooks') await webhooksCommand(db, service, rest);
     else if (command === 'plan') await planCommand(db, rest);
     else if (command === 'shops') await shopsCommand(db, rest);
     else if (command === 'secrets') await secretsCommand(db, config, rest);
@@ -69,8 +72,7 @@ async function main(argv: string[]): Promise<number> {
     else throw new UsageError(`Unknown command: ${command}\n\n${usage}`);
     return 0;
   } finally {
-    await db.destroy();
-    await postgres.stop();
+    await service.close();
   }
 }
 

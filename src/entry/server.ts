@@ -1,30 +1,24 @@
 /** Production entry: the HTTP server only (Postgres and Temporal are external). */
 import { createApp } from '../../api/app.js';
-import { loadConfig } from '../config/index.js';
-import { createDb } from '../db/knex.js';
-import { logger } from '../logger.js';
-import { loadSecrets } from '../secrets.js';
 import { createHttpServer } from '../../api/http/server.js';
-import { createPlatformRegistry } from '../platforms/registry.js';
-import { lazyTemporalAccess } from '../temporal/access.js';
-import { cliTemporalAddress } from '../temporal/webhooks.js';
+import { logger } from '../logger.js';
+import { startLogSummary } from '../logSummary.js';
 import { startProposalReconciler } from '../temporal/proposals.js';
+import { compose, configOrExit, temporalAddressOf } from './compose.js';
 
-const config = loadConfig();
+const config = configOrExit();
 if (!config.DATABASE_URL) {
   process.stderr.write('DATABASE_URL is required for the API process (npm start runs everything embedded).\n');
   process.exit(2);
 }
-const db = createDb(config.DATABASE_URL);
-const temporal = lazyTemporalAccess(cliTemporalAddress(config), config.TEMPORAL_NAMESPACE);
-const platforms = createPlatformRegistry({ db, demoClockSpeed: config.DEMO_CLOCK_SPEED });
-const app = createApp({ db, cursorSecret: loadSecrets(config).cursorSecret, now: () => new Date(), platforms, temporal });
+// Temporal is reached on first use: the API starts and serves reads while it is down (/readyz says so).
+const service = compose(config, { databaseUrl: config.DATABASE_URL, temporalAddress: temporalAddressOf(config) });
 // Proposals whose workflow could not be started (Temporal unreachable then) get it within a minute.
-const stopReconciler = startProposalReconciler(db, temporal);
-const server = createHttpServer(app).listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, 'api listening'));
+const stopReconciler = startProposalReconciler(service.db, service.temporal);
+service.onClose(async () => stopReconciler());
+const server = createHttpServer(createApp(service.app)).listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, 'api listening'));
+service.onClose(() => new Promise<void>((resolve) => server.close(() => resolve())));
+service.onClose(startLogSummary(logger));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    stopReconciler();
-    server.close(() => void temporal.close().then(() => db.destroy()).then(() => process.exit(0)));
-  });
+  process.once(signal, () => void service.close().then(() => process.exit(0)));
 }

@@ -1,6 +1,7 @@
 /** The long-lived webhook pieces on Temporal, started by the entry points; and the CLI's way to reach an endpoint actor. */
-import { Client, Connection, ScheduleAlreadyRunning, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { Config } from '../config/index.js';
+import { ScheduleAlreadyRunning, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { TemporalAccess } from './access.js';
 import type { DeliveryWorkflows } from '../webhooks/dispatch.js';
 import type { WebhookDeliveryInput } from '../../workflows/webhookDelivery.js';
 import type { WebhookEndpointInput } from '../../workflows/webhookEndpoint.js';
@@ -27,33 +28,25 @@ export async function ensureWebhookWorkflows(client: Client, taskQueue: string =
   }
 }
 
-/** Where the CLI finds Temporal: TEMPORAL_ADDRESS, or the dev server `npm start` runs on TEMPORAL_PORT. */
-export function cliTemporalAddress(config: Config): string {
-  return config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`;
-}
-
 /**
  * Tells a running endpoint actor that a person changed its endpoint, so it acts at once (wakes held deliveries after a
  * re-enable, ends after a delete). Best effort: Postgres already holds the change and the dispatcher acts on it
  * within a second either way, so an unreachable Temporal or an actor that does not run loses nothing.
  * Returns whether Temporal was reached.
  */
-export async function notifyEndpointActor(config: Config, endpointId: string): Promise<boolean> {
-  let connection: Connection;
+export async function notifyEndpointActor(temporal: TemporalAccess, endpointId: string): Promise<boolean> {
+  let client: Client;
   try {
-    connection = await Connection.connect({ address: cliTemporalAddress(config), connectTimeout: '2 seconds' });
+    client = await temporal.client();
   } catch {
     return false;
   }
   try {
-    const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     await client.workflow.getHandle(workflowIds.webhookEndpoint(endpointId)).signal(webhookSignals.changed);
     return true;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return true;
     return false;
-  } finally {
-    await connection.close();
   }
 }
 

@@ -1,31 +1,14 @@
 /** Starts a Temporal worker on the service's task queue with the activities bound to their dependencies. */
 import path from 'node:path';
-import { NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import { logger } from '../logger.js';
 import { createActivities } from '../../activities/index.js';
 import { projectRoot } from '../config/projectRoot.js';
-import type { Db } from '../db/knex.js';
-import type { WebhookSettings } from '../webhooks/settings.js';
+import type { WorkerDeps } from '../entry/compose.js';
 import { TASK_QUEUE } from './constants.js';
 
 /** The compiled workflow entry point the worker bundles. */
 export const workflowsPath = path.join(projectRoot, 'dist', 'workflows', 'index.js');
-
-export interface WorkerDeps {
-  db: Db;
-  temporalAddress: string;
-  namespace: string;
-  /** Defaults to TASK_QUEUE; tests use their own queue so parallel test files never take each other's tasks. */
-  taskQueue?: string;
-  /** A pre-built bundle (tests build it once per run); otherwise the worker bundles `workflowsPath`. */
-  workflowBundle?: WorkflowBundleWithSourceMap;
-  /** Webhook delivery settings (entry points: webhookSettings(config, secrets); tests: their own DNS and time-outs). */
-  webhooks?: WebhookSettings;
-  /** DEMO_CLOCK_SPEED for the demo platform's clock (default real time). */
-  demoClockSpeed?: number;
-  /** The webhook dispatcher's longest sleep without a notification (tests lengthen it to prove LISTEN/NOTIFY wakes it). */
-  dispatcherIdleMs?: number;
-}
 
 let runtimeInstalled = false;
 
@@ -52,15 +35,14 @@ export function installRuntimeLogger(): void {
   });
 }
 
-export async function createWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: NativeConnection }> {
+/** The worker of `deps.taskQueue` on an open connection, with every activity bound (src/entry/compose.ts connects it). */
+export async function buildWorker(connection: NativeConnection, deps: Omit<WorkerDeps, 'temporalAddress'>): Promise<Worker> {
   installRuntimeLogger();
-  const connection = await NativeConnection.connect({ address: deps.temporalAddress });
-  const worker = await Worker.create({
+  return Worker.create({
     connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue ?? TASK_QUEUE,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
-    activities: createActivities({ db: deps.db, webhooks: deps.webhooks, demoClockSpeed: deps.demoClockSpeed, dispatcherIdleMs: deps.dispatcherIdleMs }),
+    activities: createActivities({ db: deps.db, platforms: deps.platforms, webhooks: deps.webhooks, dispatcherIdleMs: deps.dispatcherIdleMs }),
   });
-  return { worker, connection };
 }

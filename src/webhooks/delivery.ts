@@ -7,6 +7,7 @@
  */
 import type { Db } from '../db/knex.js';
 import { logger } from '../logger.js';
+import { countWebhookAttempt } from '../logSummary.js';
 import { verifyDestination, WebhookAddressError } from './addresses.js';
 import { webhooksEnabled } from './plan.js';
 import { postWebhook, type AttemptOutcome, type SendResult } from './http.js';
@@ -134,6 +135,7 @@ async function recordAttempt(db: Db, row: DeliveryRow, input: AttemptInput, atte
     const now = await currentStatus(db, row.id);
     return { outcome: now === 'PENDING' ? 'retry' : 'done', status: now, pauseCheck: false, httpStatus: result.httpStatus };
   }
+  countWebhookAttempt(success);
   if (!success) {
     log.info({ deliveryId: row.id, endpointId: row.endpoint_id, eventId: row.event_id, attempt: input.attempt, outcome: result.outcome, httpStatus: result.httpStatus, status: outcome.status }, 'webhook attempt failed');
   }

@@ -21,6 +21,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
 import { logger } from '../logger.js';
+import { countWebhookAttempt } from '../logSummary.js';
 import { verifyDestination, WebhookAddressError, type ResolvedAddress } from './addresses.js';
 import { postWebhook, type AttemptOutcome, type SendResult } from './http.js';
 import { webhooksEnabled } from './plan.js';
@@ -528,6 +529,7 @@ export class DirectSender {
 
     const now = Date.now();
     for (const r of outcome.mine) {
+      countWebhookAttempt(r.success);
       const times = this.recorded.get(r.endpointId) ?? [];
       times.push(now);
       this.recorded.set(r.endpointId, times);

@@ -15,7 +15,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { capabilities, capabilitiesByTool } from '../../src/capabilities/registry.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -56,9 +57,9 @@ test.before(async (t) => {
   const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'] }).resolve, oauthFetch: metadataDocumentFetch(callback.url) });
   const taskQueue = `test-app-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
-  const { worker, connection: workerConnection } = await createWorker({
+  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({
     db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: testSettings({ secretsKey: options.key, resolve: fakeDns().resolve }),
-  });
+  }));
   const running = worker.run();
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });

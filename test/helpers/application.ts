@@ -10,8 +10,8 @@ import { createPerson } from '../../src/people/people.js';
 import type { Role } from '../../src/people/model.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { systemResolver } from '../../src/webhooks/addresses.js';
-import { TEST_CURSOR_SECRET } from './constants.js';
 import type { TestServer, WriteDeps } from './server.js';
+import { testAppDeps } from './service.js';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -22,7 +22,7 @@ export function testApplicationOptions(overrides: Partial<ApplicationOptions> = 
 
 /** Starts the whole HTTP app (REST, MCP, /app) with the real clock: sessions, TOTP and tokens need real time. */
 export async function startApplicationServer(db: Db, application: ApplicationOptions, mcp?: McpOptions, writes: WriteDeps = {}): Promise<TestServer> {
-  const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now: () => new Date(), mcp, application, ...writes });
+  const app = createApp(testAppDeps(db, () => new Date(), writes, { mcp, application }));
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -8,6 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createActivities } from '../../activities/index.js';
 import { createDb } from '../../src/db/knex.js';
 import { workflowsPath } from '../../src/temporal/worker.js';
+import { testParts } from './service.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 const db = createDb(process.env.TEST_DB_URL!);
@@ -17,6 +18,7 @@ const worker = await Worker.create({
   connection, namespace: 'default', taskQueue: process.env.TEST_TASK_QUEUE!, workflowsPath, maxCachedWorkflows: 0,
   activities: createActivities({
     db,
+    ...testParts(db),
     afterProposalShopWrite: async (itemId) => {
       if (hangAt === undefined) return;
       const item = await db('proposal_items').where({ id: itemId }).first('position');

@@ -6,7 +6,8 @@ import { createAccessKey } from '../../src/auth/keys.js';
 import { allScopes, type Interface, type Scope, type WriteMode } from '../../src/auth/scopes.js';
 import type { Db } from '../../src/db/knex.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
-import { TEST_CURSOR_SECRET, TEST_NOW } from './constants.js';
+import { TEST_NOW } from './constants.js';
+import { testAppDeps } from './service.js';
 import { createHttpServer } from '../../api/http/server.js';
 
 export interface TestServer {
@@ -19,7 +20,7 @@ export type WriteDeps = Pick<AppDeps, 'platforms' | 'temporal'>;
 
 /** Starts the application on a free port; `mcp` sets the MCP origin and host rules of a deployment. */
 export async function startTestServer(db: Db, now: () => Date = () => TEST_NOW, mcp?: McpOptions, writes: WriteDeps = {}): Promise<TestServer> {
-  const app = createApp({ db, cursorSecret: TEST_CURSOR_SECRET, now, mcp, ...writes });
+  const app = createApp(testAppDeps(db, now, writes, { mcp }));
   const server = createHttpServer(app);
   // Keep-alive: createHttpServer keeps idle sockets 65 s, longer than the client (undici, 4 s) ever does.
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -6,6 +6,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { createActivities } from '../../activities/index.js';
 import { createDb } from '../../src/db/knex.js';
 import { workflowsPath } from '../../src/temporal/worker.js';
+import { testParts } from './service.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 const db = createDb(process.env.TEST_DB_URL!);
@@ -16,7 +17,7 @@ const worker = await Worker.create({
   namespace: 'default',
   taskQueue: process.env.TEST_TASK_QUEUE!,
   workflowsPath,
-  activities: createActivities({ db, beforeSyncCommit: () => new Promise((resolve) => setTimeout(resolve, delayMs)) }),
+  activities: createActivities({ db, ...testParts(db), beforeSyncCommit: () => new Promise((resolve) => setTimeout(resolve, delayMs)) }),
 });
 process.stdout.write('ready\n');
 await worker.run();

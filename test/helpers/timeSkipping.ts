@@ -2,7 +2,9 @@
 import crypto from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from '../../src/db/knex.js';
-import { createWorker, installRuntimeLogger, type WorkerDeps } from '../../src/temporal/worker.js';
+import { createWorker, type WorkerDeps } from '../../src/entry/compose.js';
+import { installRuntimeLogger } from '../../src/temporal/worker.js';
+import { testWorkerDeps } from './service.js';
 
 export interface TimeSkippingWorker {
   env: TestWorkflowEnvironment;
@@ -19,7 +21,7 @@ export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment
 export async function startTimeSkippingWorker(db: Db, options: { queuePrefix: string; webhooks?: WorkerDeps['webhooks'] }): Promise<TimeSkippingWorker> {
   const env = await startTimeSkippingServer();
   const taskQueue = `${options.queuePrefix}-${crypto.randomBytes(4).toString('hex')}`;
-  const { worker, connection } = await createWorker({ db, temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, webhooks: options.webhooks });
+  const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, ...(options.webhooks ? { webhooks: options.webhooks } : {}) }));
   const running = worker.run();
   return {
     env,

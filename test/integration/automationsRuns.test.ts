@@ -13,7 +13,8 @@ import type { Rule } from '../../src/automations/rule.js';
 import { automationConsumerWorkflowId, ensureAutomationWorkflows } from '../../src/temporal/automations.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectModern } from '../helpers/mcp.js';
@@ -45,7 +46,7 @@ test.before(async (t) => {
   const settings = testSettings({ resolve: fakeDns({ 'receiver.test': ['127.0.0.1'] }).resolve });
   const taskQueue = `test-automations-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
-  const { worker, connection: workerConnection } = await createWorker({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings });
+  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings }));
   const running = worker.run();
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });

@@ -13,7 +13,8 @@ import type { Worker } from '@temporalio/worker';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
 import { deleteEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
 import { purgeDeliveryLog } from '../../src/webhooks/retention.js';
@@ -49,7 +50,7 @@ test.before(async (t) => {
   const workerSettings = { ...settings, resolve: fakeDns().resolve };
   const taskQueue = `test-webhooks-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
-  const { worker, connection: workerConnection } = await createWorker({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: workerSettings });
+  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: workerSettings }));
   const running = worker.run();
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });

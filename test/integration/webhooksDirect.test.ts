@@ -10,7 +10,8 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import { DEFAULT_PER_ENDPOINT_CONCURRENCY } from '../../src/webhooks/direct.js';
 import { disableEndpoint } from '../../src/webhooks/endpoints.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -45,7 +46,7 @@ test.before(async (t) => {
   const taskQueue = `test-webhooks-direct-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
   // The dispatcher's polling safety net is 10 s: anything faster was woken by NOTIFY.
-  const { worker, connection: workerConnection } = await createWorker({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings, dispatcherIdleMs: 10_000 });
+  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings, dispatcherIdleMs: 10_000 }));
   const running = worker.run();
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });

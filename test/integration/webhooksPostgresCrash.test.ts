@@ -15,7 +15,8 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../../src/infra/emb
 import { findFreePort } from '../../src/infra/ports.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { assertDeliveredOnceAfterCrash, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
@@ -55,7 +56,7 @@ test('When Postgres is stopped in the middle of a burst and comes back, then eve
 
   const taskQueue = `test-pg-crash-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
-  const { worker, connection: workerConnection } = await createWorker({ db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings });
+  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings }));
   const running = worker.run();
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });

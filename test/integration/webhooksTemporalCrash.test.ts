@@ -13,7 +13,8 @@ import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { findFreePort } from '../../src/infra/ports.js';
 import { startTemporalDevServer, type RunningTemporal } from '../../src/infra/temporalDevServer.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -48,7 +49,7 @@ test('When the Temporal server is killed in the middle of a burst and comes back
   let temporal: RunningTemporal = await startTemporalDevServer(serverOptions);
   t.context.cleanups.push(() => temporal.stop());
   const taskQueue = `test-temporal-crash-${crypto.randomBytes(4).toString('hex')}`;
-  const { worker, connection: workerConnection } = await createWorker({ db, temporalAddress: temporal.address, namespace: 'default', taskQueue, webhooks: settings });
+  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db, temporalAddress: temporal.address, namespace: 'default', taskQueue, webhooks: settings }));
   const running = worker.run();
   t.context.cleanups.push(async () => {
     worker.shutdown();

@@ -5,7 +5,8 @@ import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.js';
 import { runDemoDataWorkflow, databaseIsEmpty } from '../../src/demoData.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { databaseUrl } from '../helpers/globalSetup.js';
 import { TEST_NOW, TEST_SEED } from '../helpers/constants.js';
@@ -40,10 +41,12 @@ test('When the demo data workflow runs on an empty database, then it loads every
   const address = process.env.TEMPORAL_ADDRESS!;
   const taskQueue = `test-demo-${crypto.randomBytes(4).toString('hex')}`;
   t.true(await databaseIsEmpty(db));
-  const { worker, connection } = await createWorker({ db, temporalAddress: address, namespace: 'default', taskQueue });
+  const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: address, namespace: 'default', taskQueue }));
   const running = worker.run();
+  const clientConnection = await Connection.connect({ address });
+  const client = new Client({ connection: clientConnection, namespace: 'default' });
   try {
-    const first = await runDemoDataWorkflow({ temporalAddress: address, namespace: 'default', seed: TEST_SEED, endDate: TEST_NOW, taskQueue }) as { accountCode: string; shopCode: string; counts: { orders: number } }[];
+    const first = await runDemoDataWorkflow(client, { seed: TEST_SEED, endDate: TEST_NOW, taskQueue }) as { accountCode: string; shopCode: string; counts: { orders: number } }[];
     t.deepEqual(first.map((r) => `${r.accountCode}/${r.shopCode}`).sort(), ['acme/cz', 'acme/sk', 'demo/cz', 'demo/hu', 'demo/pl', 'demo/sk']);
     t.false(await databaseIsEmpty(db));
     const orders = Number((await db('orders').count<{ count: string }[]>('* as count').first())!.count);
@@ -54,15 +57,12 @@ test('When the demo data workflow runs on an empty database, then it loads every
     t.is(Number(stats.rows[0].reltuples), orders, 'orders were analyzed after the load');
 
     // The workflow is visible under its business ID.
-    const clientConnection = await Connection.connect({ address });
-    const client = new Client({ connection: clientConnection, namespace: 'default' });
     const description = await client.workflow.getHandle(workflowIds.demoDataLoad('demo')).describe();
     t.is(description.status.name, 'COMPLETED');
     t.is(description.type, 'loadDemoDataWorkflow');
-    await clientConnection.close();
 
     // Loading again (e.g. a retried activity or a second start) adds nothing.
-    await runDemoDataWorkflow({ temporalAddress: address, namespace: 'default', seed: TEST_SEED, endDate: TEST_NOW, taskQueue });
+    await runDemoDataWorkflow(client, { seed: TEST_SEED, endDate: TEST_NOW, taskQueue });
     t.is(Number((await db('orders').count<{ count: string }[]>('* as count').first())!.count), orders);
 
     // The service-owned demo data (affiliate, chatbot, suppliers) of shops loaded in parallel equals that of the
@@ -76,6 +76,7 @@ test('When the demo data workflow runs on an empty database, then it loads every
       await template.drop();
     }
   } finally {
+    await clientConnection.close();
     worker.shutdown();
     await running;
     await connection.close();

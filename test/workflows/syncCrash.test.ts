@@ -14,7 +14,8 @@ import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { SYNC_AREAS } from '../../src/platforms/types.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import type { ShopSyncResult } from '../../workflows/shopSync.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_NOW } from '../helpers/constants.js';
@@ -123,7 +124,7 @@ test('When the worker is killed in the middle of a batch, then the retried sync 
     t.true(after.events.length < expected.events.length, 'the kill happened before the sync was done');
 
     // A new worker takes over; the activity is retried after its heartbeat times out and resumes after the last commit.
-    const { worker, connection: workerConnection } = await createWorker({ db, temporalAddress: address, namespace: 'default', taskQueue });
+    const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db, temporalAddress: address, namespace: 'default', taskQueue }));
     const running = worker.run();
     try {
       const result = (await handle.result()) as ShopSyncResult;

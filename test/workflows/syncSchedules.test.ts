@@ -3,7 +3,8 @@ import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { reconcileSyncSchedules } from '../../src/sync/schedules.js';
-import { createWorker } from '../../src/temporal/worker.js';
+import { createWorker } from '../../src/entry/compose.js';
+import { testWorkerDeps } from '../helpers/service.js';
 import type { ShopSyncResult } from '../../workflows/shopSync.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_NOW } from '../helpers/constants.js';
@@ -56,7 +57,7 @@ test('When schedules are reconciled, then every live shop has one Schedule sync-
   t.deepEqual(second.created, []);
 
   // A scheduled run really syncs the shop: trigger it and wait for its workflow.
-  const { worker, connection } = await createWorker({ db, temporalAddress: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue });
+  const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue }));
   const running = worker.run();
   try {
     const handle = client.schedule.getHandle(`sync-${demo}-pl`);

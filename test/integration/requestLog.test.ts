@@ -1,0 +1,97 @@
+/**
+ * Quiet, useful logs (issue 29, point 6): each request is one line at debug with its request id (MCP lines name the
+ * JSON-RPC method and tool, at /api/mcp), and the minute's summary at info counts them.
+ */
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { logger } from '../../src/logger.js';
+import { logSummary, takeCounts } from '../../src/logSummary.js';
+import { appTest } from '../helpers/app.js';
+import { modernRequest, rawMcp } from '../helpers/mcp.js';
+import { api } from '../helpers/server.js';
+
+const test = appTest();
+
+/** Every line the service's logger writes while `fn` runs, at `level`. */
+async function captured(level: string, fn: () => Promise<void>): Promise<Record<string, any>[]> {
+  const lines: string[] = [];
+  const stream = logger as unknown as Record<symbol, unknown>;
+  const original = stream[pino.symbols.streamSym];
+  const previousLevel = logger.level;
+  stream[pino.symbols.streamSym] = { write: (line: string) => void lines.push(line) };
+  logger.level = level;
+  try {
+    await fn();
+    // A request's line is written when its response finished, which may be just after the client has the answer.
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    stream[pino.symbols.streamSym] = original;
+    logger.level = previousLevel;
+  }
+  return lines.map((line) => JSON.parse(line));
+}
+
+const requestLines = (lines: Record<string, any>[]) => lines.filter((line) => line.msg === 'request');
+
+test.serial('When requests are served at the default level (info), then no request line is written', async (t) => {
+  const lines = await captured('info', async () => {
+    t.is((await api(t.context.server, '/orders?market=sk&limit=1', t.context.key)).status, 200);
+  });
+  t.deepEqual(requestLines(lines), []);
+});
+
+test.serial('When requests are served at debug, then each is one line at debug with its request id, the full path and no query', async (t) => {
+  let requestId = '';
+  const lines = await captured('debug', async () => {
+    const response = await api(t.context.server, '/orders?market=sk&limit=1', t.context.key);
+    requestId = response.headers.get('request-id')!;
+  });
+  const [line] = requestLines(lines);
+  t.is(requestLines(lines).length, 1);
+  t.is(line.level, 20);
+  t.is(line.requestId, requestId);
+  t.is(line.method, 'GET');
+  t.is(line.path, '/api/v1/orders');
+  t.is(line.status, 200);
+});
+
+test.serial('When an MCP tool is called, then its line names /api/mcp, the JSON-RPC method and the tool', async (t) => {
+  let requestId = '';
+  const lines = await captured('debug', async () => {
+    const { body, headers } = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 1 } }, t.context.key);
+    const response = await rawMcp(t.context.server, body, headers);
+    t.is(response.status, 200);
+    requestId = response.headers.get('request-id')!;
+  });
+  const [line] = requestLines(lines);
+  t.like(line, { level: 20, requestId, method: 'POST', path: '/api/mcp', status: 200, rpcMethod: 'tools/call', tool: 'orders_list' });
+});
+
+test.serial('When a minute of traffic is summed up, then one info line counts requests by status class, MCP calls and webhook attempts', async (t) => {
+  takeCounts();
+  const { server, key } = t.context;
+  for (let i = 0; i < 3; i += 1) t.is((await api(server, '/orders?market=sk&limit=1', key)).status, 200);
+  t.is((await api(server, '/orders?market=sk&limit=1')).status, 401);
+  t.is((await api(server, '/no-such-path', key)).status, 404);
+  const call = modernRequest('tools/call', { name: 'orders_list', arguments: { market: 'sk', limit: 1 } }, key);
+  t.is((await rawMcp(server, call.body, call.headers)).status, 200);
+  const list = modernRequest('tools/list', {}, key);
+  t.is((await rawMcp(server, list.body, list.headers)).status, 200);
+  // Probes are not traffic.
+  t.is((await fetch(`${server.baseUrl}/healthz`)).status, 200);
+  await new Promise((resolve) => setImmediate(resolve));
+
+  const lines: string[] = [];
+  const summary = pino({ base: null, timestamp: false }, new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } }));
+  logSummary(summary, 60);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.is(lines.length, 1);
+  t.deepEqual(JSON.parse(lines[0]), {
+    level: 30,
+    msg: 'summary',
+    periodSeconds: 60,
+    requests: { '2xx': 5, '3xx': 0, '4xx': 2, '5xx': 0 },
+    mcp: { requests: 2, toolCalls: 1 },
+    webhookAttempts: { delivered: 0, failed: 0 },
+  });
+});
