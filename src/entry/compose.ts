@@ -3,7 +3,7 @@
  * database, the secrets, ONE Temporal connection and client, the platform adapters, the webhook, application and MCP
  * settings, the clock — and stops them again. The entry points (main, server, worker, cli) and the benches build
  * through it; tests build through it too (`serviceParts`, `createWorker`), so they exercise what production wires.
- * No other module reads the configuration or connects to Temporal (test/unit/compositionRoot.test.ts keeps it so).
+ * No other module reads the configuration or connects to Temporal (test/contract/compositionRoot.test.ts keeps it so).
  */
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';

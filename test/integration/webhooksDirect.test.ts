@@ -17,6 +17,7 @@ import { disableEndpoint } from '../../src/webhooks/endpoints.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { waitUntil } from '../helpers/wait.js';
+import { takeCounts } from '../../src/logSummary.js';
 import { accountId, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
 interface Context {
@@ -109,6 +110,7 @@ test.serial('When receivers answer 2xx at the first attempt, then every delivery
 
 test.serial('When attempts fail, then the sender retries each delivery the schedule\'s delay after its failed attempt, without a workflow, and a delivery failing every attempt is FAILED after the last', async (t) => {
   const { db } = t.context.database;
+  takeCounts();
   const seen = new Set<string>();
   const rcv = await receiver(t, (req) => (seen.has(req.body.event_id) ? { status: 200 } : (seen.add(req.body.event_id), { status: 503 })));
   const endpoint = await makeEndpoint(db, t.context.settings, { url: rcv.url, events: ['order.created'], shops: ['cz'] });
@@ -138,6 +140,15 @@ test.serial('When attempts fail, then the sender retries each delivery the sched
   t.is(rcv.requests.length, 6);
   t.is(broken.requests.length, 9, 'three attempts each, then nothing more');
   t.true([...rcv.requests, ...broken.requests].every((q) => q.verifyError === null));
+  // The minute's log summary counts the attempts this process made (issue 29): 3 + 9 failed, 3 delivered.
+  const counted = { delivered: 0, failed: 0 };
+  await waitUntil(async () => {
+    const { webhookAttempts } = takeCounts();
+    counted.delivered += webhookAttempts.delivered;
+    counted.failed += webhookAttempts.failed;
+    return counted.delivered >= 3 && counted.failed >= 12;
+  }, 5_000);
+  t.deepEqual(counted, { delivered: 3, failed: 12 });
 });
 
 test.serial('When one endpoint hangs and another answers 500, then healthy endpoints of the same and another account get everything while every hanging request is still open, no receiver ever has more than 16 requests open, and disabling skips what was under way', async (t) => {
