@@ -1,12 +1,15 @@
 /** Database access: one knex instance per process, migrations from an explicit, ordered list. */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { logger } from '../logger.js';
 import { migrations } from './migrations/index.js';
 
 // NUMERIC and BIGINT arrive as strings (exact money, D4); timestamps as Date.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
 
 export type Db = Knex;
+
+const knexLog = logger.child({ component: 'knex' });
 
 /** Creates a knex instance for the given Postgres URL. */
 export function createDb(url: string, pool: { min?: number; max?: number } = {}): Db {
@@ -15,6 +18,13 @@ export function createDb(url: string, pool: { min?: number; max?: number } = {})
     connection: url,
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     migrations: { migrationSource: migrationSource, tableName: 'knex_migrations' },
+    // Knex's own warnings (e.g. a failed connection attempt) as JSON lines of our log, not plain text on stderr.
+    log: {
+      warn: (message: unknown) => knexLog.warn(String(message).split('\n')[0]),
+      error: (message: unknown) => knexLog.error(String(message).split('\n')[0]),
+      deprecate: (method: string, alternative: string) => knexLog.warn(`${method} is deprecated, use ${alternative}`),
+      debug: (message: unknown) => knexLog.debug({ message }, 'knex'),
+    },
   });
 }
 
