@@ -104,7 +104,7 @@ export interface MedusaOrder {
   id: string; display_id: number; status: string; payment_status: string; fulfillment_status: string; currency_code: string;
   customer_id: string | null; email: string; total: number; updated_at: string; region_id: string; sales_channel_id: string;
   items?: { id: string; variant_id: string; variant_sku: string; quantity: number; unit_price: number }[];
-  payment_collections?: { id: string; status: string; payments: MedusaPayment[] }[];
+  payment_collections?: { id: string; status: string; updated_at: string; payments: MedusaPayment[] }[];
   fulfillments?: { id: string; location_id: string; shipped_at: string | null; labels?: { tracking_number: string }[] }[];
 }
 

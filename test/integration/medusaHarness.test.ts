@@ -259,6 +259,7 @@ test.serial('When a payment is captured, then the order keeps its updated_at, it
   const after = await getOrder(client, seeded.id);
   t.is(after.payment_status, 'captured');
   t.is(after.updated_at, before.updated_at, 'a capture does not touch the order');
+  t.true(after.payment_collections![0].updated_at > before.payment_collections![0].updated_at, 'it moves the payment collection');
   const orders = await client.admin<{ count: number }>('GET', `/admin/orders?id=${seeded.id}&updated_at[$gt]=${encodeURIComponent(before.updated_at)}`);
   t.is(orders.count, 0);
 
