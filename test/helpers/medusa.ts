@@ -277,15 +277,16 @@ export async function seedMedusaShop(client: MedusaClient, options: { key: strin
   })).api_key;
   await client.admin('POST', `/admin/api-keys/${publishable.id}/sales-channels`, { add: [salesChannelId] });
 
-  const categoryIds: Record<string, string> = {};
-  for (const category of MEDUSA_SEED.categories) {
-    categoryIds[category.handle] = (await client.admin<{ product_category: { id: string } }>('POST', '/admin/product-categories', {
+  // Independent writes go in parallel (Promise.all keeps the seed's order in the results); orders stay one by one so
+  // their display ids follow MEDUSA_SEED.
+  const categoryIds: Record<string, string> = Object.fromEntries(await Promise.all(MEDUSA_SEED.categories.map(async (category) => [
+    category.handle,
+    (await client.admin<{ product_category: { id: string } }>('POST', '/admin/product-categories', {
       name: category.name, handle: names.handle(category.handle), is_active: true,
-    })).product_category.id;
-  }
+    })).product_category.id,
+  ])));
 
-  const products: SeededProduct[] = [];
-  for (const spec of MEDUSA_SEED.products) {
+  const products: SeededProduct[] = await Promise.all(MEDUSA_SEED.products.map(async (spec) => {
     const { product } = await client.admin<{ product: MedusaProduct }>('POST', '/admin/products?fields=*variants,*variants.inventory_items', {
       title: spec.title,
       handle: names.handle(spec.handle),
@@ -304,24 +305,24 @@ export async function seedMedusaShop(client: MedusaClient, options: { key: strin
         prices: Object.entries(v.prices).map(([currency_code, amount]) => ({ currency_code, amount })),
       })),
     });
-    const variants: SeededVariant[] = [];
-    for (const v of spec.variants) {
+    const variants: SeededVariant[] = spec.variants.map((v) => {
       const created = product.variants!.find((pv) => pv.sku === names.sku(v.sku))!;
       const inventoryItemId = created.inventory_items![0].inventory_item_id;
-      await client.admin('POST', `/admin/inventory-items/${inventoryItemId}/location-levels`, { location_id: stockLocationId, stocked_quantity: v.stocked });
-      variants.push({ id: created.id, sku: names.sku(v.sku), title: created.title, inventoryItemId, prices: { ...v.prices }, stocked: v.stocked });
-    }
-    products.push({ id: product.id, handle: product.handle, title: product.title, categoryId: categoryIds[spec.category], variants });
-  }
+      return { id: created.id, sku: names.sku(v.sku), title: created.title, inventoryItemId, prices: { ...v.prices }, stocked: v.stocked };
+    });
+    await client.admin('POST', '/admin/inventory-items/location-levels/batch', {
+      create: variants.map((v) => ({ inventory_item_id: v.inventoryItemId, location_id: stockLocationId, stocked_quantity: v.stocked })),
+    });
+    return { id: product.id, handle: product.handle, title: product.title, categoryId: categoryIds[spec.category], variants };
+  }));
 
-  const customers: SeededCustomer[] = [];
-  for (const spec of MEDUSA_SEED.customers) {
+  const customers: SeededCustomer[] = await Promise.all(MEDUSA_SEED.customers.map(async (spec) => {
     const email = names.email(spec.email);
     const { customer } = await client.admin<{ customer: { id: string } }>('POST', '/admin/customers', {
       email, first_name: spec.first_name, last_name: spec.last_name, phone: spec.phone,
     });
-    customers.push({ id: customer.id, email, firstName: spec.first_name, lastName: spec.last_name, phone: spec.phone });
-  }
+    return { id: customer.id, email, firstName: spec.first_name, lastName: spec.last_name, phone: spec.phone };
+  }));
 
   const shop: SeededMedusaShop = {
     key: options.key, regionIds, salesChannelId, stockLocationId, shippingOptionId, publishableKey: publishable.token,

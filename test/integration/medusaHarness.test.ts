@@ -19,6 +19,7 @@ interface Context {
   shop: SeededMedusaShop;
   receiver: Receiver;
   stopForwarding: () => Promise<void>;
+  seededInMs: number;
 }
 const test = anyTest as TestFn<Context>;
 
@@ -27,8 +28,9 @@ test.before(async (t) => {
   const client = medusaClient(env);
   const receiver = await startReceiver({ secret: env.forwardSecret, signatureHeaders: MEDUSA_FORWARDER_SIGNATURE_HEADERS });
   const stopForwarding = await forwardMedusaEventsTo(receiver, env);
+  const started = Date.now();
   const shop = await seedMedusaShop(client, { key: 'harness' });
-  t.context = { env, client, shop, receiver, stopForwarding };
+  t.context = { env, client, shop, receiver, stopForwarding, seededInMs: Date.now() - started };
 });
 
 test.after.always(async (t) => {
@@ -55,6 +57,7 @@ async function refusal(promise: Promise<unknown>): Promise<MedusaApiError> {
 
 test.serial('When the run includes Medusa, then it answers with the secret key as Basic auth and refuses a wrong key or none', async (t) => {
   const { env, client } = t.context;
+  t.log(`seedMedusaShop took ${t.context.seededInMs} ms`);
   const health = await fetch(`${env.url}/health`);
   t.is(health.status, 200);
   t.is(await health.text(), 'OK');

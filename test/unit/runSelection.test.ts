@@ -1,4 +1,7 @@
-/** Which `npm test` runs start Medusa (scripts/test.mjs, decision MH2): all files, or a file argument naming medusa. */
+/**
+ * Which `npm test` runs start Medusa (scripts/test.mjs, decision MH3): all files, or a file argument naming medusa
+ * (so this file's name must not).
+ */
 import test from 'ava';
 import { runIncludesMedusa } from '../helpers/medusaServer.js';
 
