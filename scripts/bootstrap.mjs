@@ -3,6 +3,7 @@
 // tools) and builds dist/.
 // Plain JS with node built-ins only, because it runs before node_modules exists.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,6 +120,60 @@ if (process.argv.includes('--test-tools')) {
     writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
     run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--ignore-scripts', `${tool.npm}@${tool.version}`], `npm install of ${tool.npm}`);
     writeFileSync(marker, `${tool.version}\n`);
+  }
+}
+
+// b5. For `npm test` only: a real Medusa (the shop platform the Medusa adapter is tested against). There is no starter
+// to download here, so the project is ours: platform-plugins/medusa holds its package.json (Medusa pinned, with its
+// lockfile), medusa-config.ts and the event forwarder subscriber; they are copied into .tools/medusa and installed
+// there with npm. The marker keeps hashes of the template so that a changed subscriber is copied again in a moment,
+// while npm runs only when package.json or its lockfile changed (a fresh install takes minutes).
+// test/helpers/medusaServer.ts reads `schemaHash` to know when its migrated database snapshot is stale.
+if (process.argv.includes('--test-tools')) {
+  const tool = versions.medusa;
+  const dir = join(root, tool.dir);
+  const template = join(root, tool.template);
+  const marker = join(dir, '.installed.json');
+  /** Files of the template, relative and sorted, so the hashes do not depend on directory order. */
+  const listFiles = (base, rel = '') =>
+    readdirSync(join(base, rel), { withFileTypes: true })
+      .filter((entry) => !['node_modules', '.medusa'].includes(entry.name))
+      .flatMap((entry) => (entry.isDirectory() ? listFiles(base, join(rel, entry.name)) : [join(rel, entry.name)]))
+      .sort();
+  const hashOf = (files) => {
+    const hash = createHash('sha256').update(tool.version);
+    for (const file of files) hash.update(`\0${file}\0`).update(readFileSync(join(template, file)));
+    return hash.digest('hex').slice(0, 16);
+  };
+  const files = listFiles(template);
+  const wantedState = {
+    version: tool.version,
+    installHash: hashOf(['package.json', 'package-lock.json']),
+    filesHash: hashOf(files),
+    // Subscribers do not change the database; everything else (modules, config, versions) may.
+    schemaHash: hashOf(files.filter((file) => !file.startsWith(join('src', 'subscribers')))),
+  };
+  const pinned = JSON.parse(readFileSync(join(template, 'package.json'), 'utf8')).dependencies?.[tool.npm];
+  if (pinned !== tool.version) fail(`${tool.template}/package.json pins ${tool.npm}@${pinned}, tool-versions.json says ${tool.version}`);
+  const installedVersion = () => {
+    const pkg = join(dir, 'node_modules', tool.npm, 'package.json');
+    return existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : null;
+  };
+  const state = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) : {};
+  if (state.filesHash !== wantedState.filesHash || installedVersion() !== tool.version) {
+    mkdirSync(dir, { recursive: true });
+    // A file deleted from the template must go from the copy too (everything of ours lives under src/ or at the top).
+    rmSync(join(dir, 'src'), { recursive: true, force: true });
+    for (const file of files) cpSync(join(template, file), join(dir, file), { force: true });
+    if (state.installHash !== wantedState.installHash || installedVersion() !== tool.version) {
+      say(`installing Medusa ${tool.version} (${tool.npm}, ${tool.template}) into ${tool.dir}; the first time takes minutes`, true);
+      // Follows the template's lockfile; install scripts stay off unless its allowScripts approves them (none needed).
+      run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], `npm install of Medusa into ${tool.dir}`);
+      if (installedVersion() !== tool.version) fail(`${tool.dir} has ${tool.npm}@${installedVersion()} after npm install, wanted ${tool.version}`);
+    } else {
+      say(`copied the changed Medusa project files into ${tool.dir}`, true);
+    }
+    writeFileSync(marker, `${JSON.stringify(wantedState, null, 2)}\n`);
   }
 }
 

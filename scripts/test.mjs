@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Test orchestrator behind `npm test`: starts ONE Postgres and ONE Temporal dev server for the
-// whole run (not per file), runs ava with them, and always tears them down.
+// whole run (not per file), and ONE Medusa when the run includes Medusa tests, runs ava with them, and always tears
+// them down.
 // Usage: node scripts/test.mjs [ava args...]   (run after scripts/bootstrap.mjs built dist/)
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
@@ -61,6 +62,13 @@ function adminUrlOf(url) {
 async function main() {
   const env = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
 
+  // Medusa needs nothing else of the run (its own Postgres cluster, decision MH2), so it starts first and comes up while
+  // Postgres, Temporal and the template database are prepared.
+  const { runIncludesMedusa, startMedusaForTests } = await import(dist('test/helpers/medusaServer.js'));
+  const medusaStarting = runIncludesMedusa(process.argv.slice(2)) ? startMedusaForTests({ log: say }) : null;
+  // Awaited below; until then a failure must not count as an unhandled rejection.
+  medusaStarting?.catch(() => {});
+
   if (process.env.DATABASE_URL) {
     env.TEST_PG_ADMIN_URL = adminUrlOf(process.env.DATABASE_URL);
     say('using the Postgres server from DATABASE_URL');
@@ -112,6 +120,14 @@ async function main() {
     if (process.env.DATABASE_URL && extra?.TEST_TEMPLATE_DB && typeof dropTemplate === 'function') {
       cleanups.push(() => dropTemplate(extra.TEST_TEMPLATE_DB));
     }
+  }
+
+  if (medusaStarting) {
+    const started = Date.now();
+    const medusa = await medusaStarting;
+    cleanups.push(() => medusa.stop());
+    Object.assign(env, medusa.env);
+    say(`Medusa ready (waited ${Date.now() - started} ms for it after the rest was ready)`);
   }
 
   // Own process group (detached) so a signal reaches ava's workers too; we forward Ctrl-C ourselves.

@@ -35,12 +35,28 @@ export interface Receiver {
   close: () => Promise<void>;
 }
 
+/** Where a signed request carries its timestamp and signature (lower-case header names). */
+export interface SignatureHeaders {
+  timestamp: string;
+  signature: string;
+}
+/** The service's outbound webhooks (SPEC "Request headers"). */
+export const SERVICE_SIGNATURE_HEADERS: SignatureHeaders = { timestamp: 'x-service-timestamp', signature: 'x-service-signature' };
+/** The Medusa event forwarder (docs/medusa.md): the same scheme under its own header names. */
+export const MEDUSA_FORWARDER_SIGNATURE_HEADERS: SignatureHeaders = { timestamp: 'x-store-ops-timestamp', signature: 'x-store-ops-signature' };
+
 /** Verifies a delivery as a receiver should; returns null when it is authentic and fresh. */
-export function verifyWebhook(secret: string, headers: http.IncomingHttpHeaders, raw: Buffer, nowSeconds = Date.now() / 1000): string | null {
-  const timestamp = String(headers['x-service-timestamp'] ?? '');
+export function verifyWebhook(
+  secret: string,
+  headers: http.IncomingHttpHeaders,
+  raw: Buffer,
+  nowSeconds = Date.now() / 1000,
+  names: SignatureHeaders = SERVICE_SIGNATURE_HEADERS,
+): string | null {
+  const timestamp = String(headers[names.timestamp] ?? '');
   if (!/^\d+$/.test(timestamp)) return 'missing or non-numeric timestamp';
   if (Math.abs(nowSeconds - Number(timestamp)) > 300) return 'timestamp outside the 5-minute tolerance';
-  const given = String(headers['x-service-signature'] ?? '').split(',').map((s) => s.trim()).find((s) => s.startsWith('v1='));
+  const given = String(headers[names.signature] ?? '').split(',').map((s) => s.trim()).find((s) => s.startsWith('v1='));
   if (!given) return 'no v1= signature';
   const expected = crypto.createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${timestamp}.`), raw])).digest();
   const actual = Buffer.from(given.slice(3), 'hex');
@@ -48,7 +64,9 @@ export function verifyWebhook(secret: string, headers: http.IncomingHttpHeaders,
   return null;
 }
 
-export async function startReceiver(options: { secret?: string | null; reply?: Receiver['reply'] } = {}): Promise<Receiver> {
+export async function startReceiver(
+  options: { secret?: string | null; reply?: Receiver['reply']; signatureHeaders?: SignatureHeaders } = {},
+): Promise<Receiver> {
   const sockets = new Set<import('node:net').Socket>();
   const receiver: Receiver = {
     url: '',
@@ -101,7 +119,9 @@ export async function startReceiver(options: { secret?: string | null; reply?: R
       }
       const received: Received = {
         at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body,
-        verifyError: receiver.secret ? verifyWebhook(receiver.secret, req.headers, raw) : 'no secret set',
+        verifyError: receiver.secret
+          ? verifyWebhook(receiver.secret, req.headers, raw, Date.now() / 1000, options.signatureHeaders)
+          : 'no secret set',
       };
       const index = receiver.requests.push(received) - 1;
       const reply = receiver.reply(received, index);
