@@ -1,6 +1,6 @@
 /**
  * The one error module (D3): every error the service returns, over REST and MCP, is an AppError
- * with a code from this table. /openapi.json and the README list the same table.
+ * with a code from this table. /openapi.json and docs/rest.md list the same table.
  */
 
 export const errorCatalogue = {
@@ -101,7 +101,7 @@ export function toAppError(error: unknown): AppError {
   return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the requestId to support.');
 }
 
-/** The README's table of error codes, generated from the catalogue above. */
+/** The table of error codes in docs/rest.md, generated from the catalogue above. */
 export function errorCodesMarkdown(): string {
   const rows = errorCodes.map((code) => `| \`${code}\` | ${errorCatalogue[code].status} | ${errorCatalogue[code].description} |`);
   return ['| Code | HTTP | Meaning |', '|---|---|---|', ...rows].join('\n');

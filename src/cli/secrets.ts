@@ -1,4 +1,4 @@
-/** `secrets re-encrypt`: the last step of a SECRETS_KEY rotation (README "Rotating SECRETS_KEY"). */
+/** `secrets re-encrypt`: the last step of a SECRETS_KEY rotation (docs/webhooks.md "Rotating SECRETS_KEY"). */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/knex.js';
