@@ -91,6 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const refused = [
       !config.CURSOR_SECRET && 'CURSOR_SECRET: required when NODE_ENV=production',
       !config.SECRETS_KEY && 'SECRETS_KEY: required when NODE_ENV=production',
+      // Without it the OAuth issuer, the MCP metadata and every link in e-mails would name the bind address (0.0.0.0).
+      !config.PUBLIC_BASE_URL && 'PUBLIC_BASE_URL: required when NODE_ENV=production (the https address clients use)',
       config.WEBHOOK_ALLOW_LOOPBACK && 'WEBHOOK_ALLOW_LOOPBACK: refused when NODE_ENV=production (D17)',
       config.WEBHOOK_RETRY_SCHEDULE && 'WEBHOOK_RETRY_SCHEDULE: refused when NODE_ENV=production (D17)',
     ].filter(Boolean);

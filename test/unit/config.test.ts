@@ -17,10 +17,11 @@ test('When values are bad, then loading fails with a ConfigError naming each var
   t.regex(error!.message, /LOG_LEVEL/);
 });
 
-test('When NODE_ENV is production without CURSOR_SECRET or SECRETS_KEY, or with a development-only webhook setting, then start-up is refused', (t) => {
-  const secrets = { CURSOR_SECRET: 'x'.repeat(32), SECRETS_KEY: 'ab'.repeat(32) };
+test('When NODE_ENV is production without CURSOR_SECRET, SECRETS_KEY or PUBLIC_BASE_URL, or with a development-only webhook setting, then start-up is refused', (t) => {
+  const secrets = { CURSOR_SECRET: 'x'.repeat(32), SECRETS_KEY: 'ab'.repeat(32), PUBLIC_BASE_URL: 'https://data.example.com' };
   t.throws(() => loadConfig({ NODE_ENV: 'production' }), { instanceOf: ConfigError, message: /CURSOR_SECRET[\s\S]*SECRETS_KEY/ });
   t.throws(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: secrets.CURSOR_SECRET }), { instanceOf: ConfigError, message: /SECRETS_KEY/ });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: secrets.CURSOR_SECRET, SECRETS_KEY: secrets.SECRETS_KEY }), { instanceOf: ConfigError, message: /PUBLIC_BASE_URL: required/ });
   t.notThrows(() => loadConfig({ NODE_ENV: 'production', ...secrets }));
   t.throws(() => loadConfig({ NODE_ENV: 'production', ...secrets, WEBHOOK_ALLOW_LOOPBACK: 'true' }), { instanceOf: ConfigError, message: /WEBHOOK_ALLOW_LOOPBACK/ });
   t.throws(() => loadConfig({ NODE_ENV: 'production', ...secrets, WEBHOOK_RETRY_SCHEDULE: '1s,2s' }), { instanceOf: ConfigError, message: /WEBHOOK_RETRY_SCHEDULE/ });
