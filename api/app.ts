@@ -9,6 +9,7 @@ import { APP_PATH, createApplicationRouter, ownOrigin, type ApplicationOptions }
 import { createOAuthRouter } from './oauth/router.js';
 import { createOAuthServers } from './oauth/provider.js';
 import { createHealthRouter } from './http/health.js';
+import { createMetricsRouter, type MetricsOptions } from './http/metrics.js';
 
 /**
  * Everything the HTTP application needs; the composition root (src/entry/compose.ts) builds it. Without `platforms`
@@ -19,6 +20,8 @@ export interface AppDeps extends RunDeps {
   mcp: McpOptions;
   /** The application's options (secrets key, webhook address rules, PUBLIC_BASE_URL). */
   application: ApplicationOptions;
+  /** Who may read /metrics (open when absent: development and tests). */
+  metrics?: MetricsOptions;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -28,6 +31,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestContext);
   app.use(createHealthRouter(deps));
+  app.use(createMetricsRouter(deps));
   app.use('/api/v1', createRestRouter(deps));
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));

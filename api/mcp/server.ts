@@ -10,6 +10,7 @@ import { callerMayUse, runCapability, type RunDeps } from '../../src/capabilitie
 import type { Caller } from '../../src/capabilities/context.js';
 import { toAppError } from '../../src/errors.js';
 import { logger } from '../../src/logger.js';
+import { mcpToolCalls } from '../../src/metrics/registry.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { errorResult, structuredContent, textRendering, toolDefinitions, type ToolDefinition } from './tools.js';
 
@@ -45,6 +46,7 @@ export async function callTool(tool: ToolDefinition, args: unknown, context: Mcp
   try {
     const output = await runCapability(tool.capability, (args ?? {}) as Record<string, unknown>, context.caller, context.requestId, deps);
     const content = structuredContent(tool.capability, output);
+    mcpToolCalls.inc({ tool: tool.name, outcome: 'ok' });
     return { content: [{ type: 'text', text: textRendering(content) }], structuredContent: content, _meta: { requestId: context.requestId } };
   } catch (error) {
     return callToolFailure(tool, error, context);
@@ -67,6 +69,7 @@ export async function toolCallResponse(tool: ToolDefinition, args: unknown, cont
   try {
     const output = await runCapability(tool.capability, (args ?? {}) as Record<string, unknown>, context.caller, context.requestId, deps);
     content = structuredContent(tool.capability, output);
+    mcpToolCalls.inc({ tool: tool.name, outcome: 'ok' });
   } catch (error) {
     const result = await callToolFailure(tool, error, context);
     const answer = modern ? { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: SERVER_INFO }, resultType: 'complete' } : result;
@@ -81,6 +84,7 @@ export async function toolCallResponse(tool: ToolDefinition, args: unknown, cont
 /** A failed call as the tool error result (D3 code and message); an unexpected failure is logged. */
 function callToolFailure(tool: ToolDefinition, error: unknown, context: McpCallContext) {
   const appError = toAppError(error);
+  mcpToolCalls.inc({ tool: tool.name, outcome: appError.code });
   if (appError.code === 'INTERNAL_ERROR') logger.error({ err: error, tool: tool.name }, 'tool call failed');
   return errorResult(appError, context.requestId);
 }

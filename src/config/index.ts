@@ -16,6 +16,12 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_BASE_URL: z.url().optional(),
+  /** Bearer token for GET /metrics; in production /metrics exists only when it is set (docs/operations.md). */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** A worker process serves its own /metrics on this port (the API processes serve theirs on PORT). */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** The Temporal SDK's own worker metrics (Prometheus) on this port of HOST; off when unset. */
+  TEMPORAL_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default(path.join(projectRoot, 'data')),
   DATABASE_URL: z.url().optional(),

@@ -90,7 +90,10 @@ export function compose(config: Config, components: Components, options: { poolM
   let closing: Promise<void> | null = null;
   return {
     config, db, secrets, temporal, now, ...parts,
-    app: { db, cursorSecret: secrets.cursorSecret, now, platforms: parts.platforms, temporal, application: parts.application, mcp: parts.mcp },
+    app: {
+      db, cursorSecret: secrets.cursorSecret, now, platforms: parts.platforms, temporal, application: parts.application, mcp: parts.mcp,
+      metrics: { requireToken: config.NODE_ENV === 'production', ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) },
+    },
     temporalAddress: components.temporalAddress,
     onClose: (stop) => void stops.push(stop),
     close() {

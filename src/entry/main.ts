@@ -14,6 +14,7 @@ import { reconcileProposalWorkflows, startProposalReconciler } from '../temporal
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { createHttpServer } from '../../api/http/server.js';
 import { startEmailSender } from '../email/sender.js';
+import { serveTemporalMetrics } from '../temporal/worker.js';
 import { compose, startWorker, type Service } from './compose.js';
 
 async function main(): Promise<void> {
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     const { db } = service;
     await migrateLatest(db);
 
+    if (config.TEMPORAL_METRICS_PORT) serveTemporalMetrics(`${config.HOST}:${config.TEMPORAL_METRICS_PORT}`);
     await startWorker(service);
     const client = await service.temporal.client();
     // The outbox dispatcher and the delivery-log retention Schedule (both idempotent to start).
