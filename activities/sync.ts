@@ -47,7 +47,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const adapter = platforms.get(shop.platform);
       if (!adapter) return { skipped: true, reason: `no adapter for platform ${shop.platform}` };
       const until = input.until ?? adapter.now(shop).toISOString();
-      return { skipped: false, shopId: shop.id, until, areas: SYNC_AREAS.filter((a) => adapter.areas.includes(a)) };
+      return { skipped: false, shopId: shop.id, until, areas: SYNC_AREAS.filter((a) => adapter.capabilities.areas.includes(a)) };
     },
 
     /** Pulls one data area up to `until`, one transaction per batch; heartbeats so a dead worker's attempt is retried soon. */

@@ -5,7 +5,7 @@
  * approved commissions once a month. Every step is idempotent, so a re-sync or a retried load changes nothing.
  */
 import type { Knex } from 'knex';
-import { ORDER_STATUSES } from '../platforms/demo/catalogue.js';
+import { ORDER_STATUSES } from '../records/statuses.js';
 import type { SqlRunner } from './sql.js';
 
 const DAY_MS = 86_400_000;

@@ -11,7 +11,7 @@ import { planCommand, webhooksCommand, webhooksUsage } from '../cli/webhooks.js'
 import { print, UsageError } from '../cli/output.js';
 import { ensurePostgres } from '../runtime.js';
 import { compose, temporalAddressOf } from './compose.js';
-import { loadBenchAccount, loadDemoAccounts } from '../platforms/demo/load.js';
+import { loadBenchAccount, loadDemoAccounts } from '../platforms/registry.js';
 
 const usage = `Usage: npm run cli -- <command> [--json]
 

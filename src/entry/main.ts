@@ -2,7 +2,7 @@
 import { createApp } from '../../api/app.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { migrateLatest } from '../db/knex.js';
-import { databaseIsEmpty, runDemoDataWorkflow } from '../demoData.js';
+import { databaseIsEmpty, runDemoDataWorkflow } from '../platforms/registry.js';
 import { logger } from '../logger.js';
 import { startLogSummary } from '../logSummary.js';
 import { takeOverShutdownSignals } from '../infra/embeddedPostgres.js';

@@ -1,7 +1,16 @@
-/** The shop platforms the service can connect to, by name; `demo` is the one that ships (D20). */
+/**
+ * The shop platforms the service can connect to, by name (D20), and the one place outside src/platforms/<name>/ that
+ * knows the adapters: the composition root, the CLI and the worker reach a platform's extras (the demo's data
+ * loading) through the re-exports below, so no other module imports an adapter (eslint.config.js keeps it so).
+ */
 import type { Db } from '../db/knex.js';
 import { DemoPlatform } from './demo/adapter.js';
 import type { ShopPlatformAdapter } from './types.js';
+
+export {
+  analyzeLoadedTables, DEMO_ACCOUNTS, demoAccountSpec, ensureDemoAccount, loadBenchAccount, loadDemoAccounts, loadShopData, type ShopDataCounts,
+} from './demo/load.js';
+export { databaseIsEmpty, runDemoDataWorkflow } from './demo/dataWorkflow.js';
 
 export interface PlatformOptions {
   db: Db;
@@ -9,16 +18,21 @@ export interface PlatformOptions {
   demoClockSpeed?: number;
   /** The real clock; tests fix it. */
   wallClock?: () => Date;
+  /** Further adapters (tests register one that declares fewer writes); they replace a built-in one of the same name. */
+  extra?: ShopPlatformAdapter[];
 }
 
 export interface PlatformRegistry {
   /** The adapter of a platform, or null when the service has none for it. */
   get(platform: string): ShopPlatformAdapter | null;
+  /** Names of the platforms a shop can be connected to. */
+  names(): string[];
 }
 
 export function createPlatformRegistry(options: PlatformOptions): PlatformRegistry {
   const adapters = new Map<string, ShopPlatformAdapter>([
     ['demo', new DemoPlatform({ db: options.db, clockSpeed: options.demoClockSpeed, wallClock: options.wallClock })],
   ]);
-  return { get: (platform) => adapters.get(platform) ?? null };
+  for (const adapter of options.extra ?? []) adapters.set(adapter.platform, adapter);
+  return { get: (platform) => adapters.get(platform) ?? null, names: () => [...adapters.keys()] };
 }

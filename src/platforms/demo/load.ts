@@ -3,7 +3,8 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
 import { SYNC_AREAS } from '../types.js';
-import { defaultClaimsSettings, ensureClaimsSettings } from '../../claims/settings.js';
+import { ensureClaimsSettings } from '../../claims/settings.js';
+import { defaultClaimsSettings } from './seeders/claimsSettings.js';
 import { bookCouponsAt } from './couponMirror.js';
 import {
   couponRow, claimRow, documentRow, movementRow, orderItemRows, orderRow, rowValues, searchConsolePropertyRow, searchConsoleRunRow, shipmentRow,
@@ -32,10 +33,10 @@ import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
 import { settleShopAffiliate } from '../../affiliate/attribution.js';
-import { seedDemoAffiliateShop } from '../../affiliate/demoProgramme.js';
+import { seedDemoAffiliateShop } from './seeders/affiliateProgramme.js';
 import { pgRunner } from '../../affiliate/sql.js';
-import { seedDemoSuppliers } from '../../suppliers/demoSuppliers.js';
-import { seedDemoChatbot } from '../../chatbot/demoChatbot.js';
+import { seedDemoSuppliers } from './seeders/suppliers.js';
+import { seedDemoChatbot } from './seeders/chatbot.js';
 
 export { DEMO_SIZES, DEMO_ACCOUNTS, BENCH_ACCOUNT, demoAccountSpec, type DemoAccountSpec } from './plan.js';
 
