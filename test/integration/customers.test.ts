@@ -7,16 +7,12 @@ import { CANCELLED_STATUS_ID } from '../../src/rollups/orders.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
+import { get } from '../helpers/rest.js';
+import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['customers:read', 'personal-data:read', 'reports:read'] });
 type Context = AppContext;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-async function shopId(t: ExecutionContext<Context>, account: string, code: string): Promise<string> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': account, 's.code': code }).first('s.id');
-  return String(row.id);
-}
 
 /** Raw per-customer figures of one shop straight from orders (the test's own SQL, no rollup). */
 async function rawCustomer(t: ExecutionContext<Context>, shop: string, key: string) {
@@ -32,7 +28,7 @@ test('When the directory is read with every scope, then each row carries identit
   t.is(res.status, 200, JSON.stringify(res.body));
   t.is(res.body.data.length, 20);
   t.true(res.body.meta.hasMore);
-  const sk = await shopId(t, 'demo', 'sk');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
   let previous = Infinity;
   for (const c of res.body.data) {
     t.regex(c.customerKey, /^[0-9a-f]{64}$/);
@@ -102,7 +98,7 @@ test('When a key lacks personal-data:read or reports:read, then those fields are
 
 test('When purchaseFrom/purchaseTo are given, then customers who bought in the interval are listed even if their first and last orders lie outside it, with period fields next to unchanged lifetime fields', async (t) => {
   const db = t.context.database.db;
-  const sk = await shopId(t, 'demo', 'sk');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
   // A customer with orders before, inside and after a one-week interval.
   const found = await db.raw(`
     with w as (select '2026-06-01'::date as f, '2026-06-07'::date as t)
@@ -198,7 +194,7 @@ test('When another tenant or a forbidden shop is asked, then nothing leaks', asy
 
 test('When customers performance is read, then rows are pseudonymous, ranked by revenue, and the totals equal the raw orders of the period', async (t) => {
   const db = t.context.database.db;
-  const hu = await shopId(t, 'demo', 'hu');
+  const hu = await shopId(t.context.database.db, 'demo', 'hu');
   const rows: any[] = [];
   let cursor: string | null = null;
   let totals: any = null;

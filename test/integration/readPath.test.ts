@@ -12,6 +12,7 @@ import { api, issueKey, startTestServer, type TestServer } from '../helpers/serv
 import { connectModern, modernRequest, rawMcp } from '../helpers/mcp.js';
 import { plainToolCall } from '../../api/mcp/router.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { get } from '../helpers/rest.js';
 
 interface Context {
   database: TestDatabase;
@@ -37,7 +38,6 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-const get = (t: { context: Context }, path: string, key = t.context.key) => api(t.context.server, path, key);
 
 async function demoShop(t: { context: Context }, code: string) {
   const account = (await findAccountByCode(t.context.database.db, 'demo'))!;

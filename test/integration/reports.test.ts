@@ -4,10 +4,10 @@ import { appTest, type AppContext } from '../helpers/app.js';
 import { api, issueKey } from '../helpers/server.js';
 import { CANCELLED_STATUS_ID } from '../../src/rollups/orders.js';
 import { COGS_COVERAGE_MIN } from '../../src/queries/reports.js';
+import { get } from '../helpers/rest.js';
 
 const test = appTest({ scopes: ['reports:read', 'purchase-prices:read'] });
 type Context = AppContext;
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
 
 /** The expected summary straight from raw rows (no rollup): orders, items and company costs of the local days. */
 async function rawSummary(t: ExecutionContext<Context>, market: string, from: string, to: string) {

@@ -3,21 +3,13 @@ import { appTest, type AppContext } from '../helpers/app.js';
 import net from 'node:net';
 import { hashKey, revokeAccessKey } from '../../src/auth/keys.js';
 import { api, issueKey } from '../helpers/server.js';
+import { get, assertErrorEnvelope as assertError } from '../helpers/rest.js';
 
 
 const test = appTest();
 type Context = AppContext;
 
 /** GET with the full key; pass null for no credential at all. */
-const get = (t: { context: Context }, path: string, key: string | null = t.context.key, init?: RequestInit) => api(t.context.server, path, key ?? undefined, init);
-
-function assertError(t: any, res: { status: number; body: any; headers: Headers }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body.error.code, code);
-  t.is(typeof res.body.error.message, 'string');
-  t.truthy(res.body.meta.requestId);
-  t.is(res.headers.get('request-id'), res.body.meta.requestId);
-}
 
 test('When a list is read, then the envelope has data and meta with requestId, count, hasMore and nextCursor', async (t) => {
   const res = await get(t, '/orders?market=sk&limit=3');
