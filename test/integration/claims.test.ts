@@ -362,8 +362,20 @@ test('When the key lacks claims:read, then every claims call is 403 INSUFFICIENT
   }
 });
 
-test('When open claims are read, then the demo has some whose deadline is still ahead', async (t) => {
+test('When open claims are read, then the service lists exactly the open claims of the raw rows, with their deadlines, some still ahead', async (t) => {
   const shop = await shopOf(t.context.database.db, 'demo', 'sk');
-  const open = await t.context.database.db('claims').where({ shop_id: shop.id }).whereNull('closed_at').where('deadline_at', '>', TEST_NOW).count<{ count: string }[]>('* as count');
-  t.true(Number(open[0].count) > 0);
+  const raw: Array<{ code: string; deadline_at: Date | null }> = await t.context.database.db('claims').where({ shop_id: shop.id }).whereNull('closed_at').select('code', 'deadline_at');
+  const served: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await get(t, `/claims?market=sk&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    served.push(...res.body.data);
+    cursor = res.body.meta.hasMore ? res.body.meta.nextCursor : null;
+  } while (cursor);
+  const open = served.filter((c) => c.closedAt === null);
+  t.deepEqual(open.map((c) => c.code).sort(byCode), raw.map((r) => r.code).sort(byCode));
+  const deadlines = new Map(raw.map((r) => [r.code, r.deadline_at?.toISOString() ?? null]));
+  for (const c of open) t.is(c.deadlineAt, deadlines.get(c.code), c.code);
+  t.true(open.some((c) => c.deadlineAt !== null && Date.parse(c.deadlineAt) > TEST_NOW.getTime()), 'some open claim is still within its deadline');
 });
