@@ -117,7 +117,7 @@ test.serial('When a key is used, then last_used_at is written at the first use a
   const keyId = (await db('access_keys').where({ key_hash: hashKey(key) }).first('id')).id;
   // Every value written to last_used_at is recorded by a trigger of the test database, so the test can see that a
   // write did NOT happen by the order of those that did (no sleep, no "nothing happened" after a pause).
-  await db.raw(`create table if not exists test_key_use_writes (seq bigserial primary key, key_id bigint not null, value timestamptz)`);
+  await db.raw(`create table if not exists test_key_use_writes (seq bigserial primary key, key_id text not null, value timestamptz)`);
   await db.raw(`create or replace function test_record_key_use() returns trigger language plpgsql as $$
     begin insert into test_key_use_writes (key_id, value) values (new.id, new.last_used_at); return new; end $$`);
   await db.raw(`create or replace trigger test_record_key_use after update of last_used_at on access_keys for each row execute function test_record_key_use()`);
