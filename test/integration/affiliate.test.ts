@@ -5,7 +5,7 @@
  */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { knexRunner } from '../../src/affiliate/sql.js';
 import { settleShopAffiliate } from '../../src/affiliate/attribution.js';

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { get } from '../helpers/rest.js';
 
 const test = appTest({ scopes: ['affiliate:read'] });

@@ -1,7 +1,7 @@
 /** Analytics over the real HTTP server: every figure equals the same figure computed here from raw visits, tracking, orders and ad spend; the shop's zone, the 24-month and 6-month limits, scopes and the sync of the new area. */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { CANCELLED_STATUS_ID } from '../../src/rollups/orders.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';

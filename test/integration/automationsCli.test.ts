@@ -3,7 +3,6 @@ import { appTest } from '../helpers/app.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { orderEvent, sampleRule } from '../helpers/automations.js';
 import { api } from '../helpers/server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';

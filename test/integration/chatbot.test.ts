@@ -4,7 +4,7 @@
  */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { get } from '../helpers/rest.js';
 import { shopOf } from '../helpers/shops.js';

@@ -1,14 +1,14 @@
 /** Claims over the real HTTP server and a real Postgres: listing, one claim with links that resolve, statistics checked against raw rows, masking, personal data, settings scopes, isolation. */
 import { appTest, type AppContext } from '../helpers/app.js';
 import type { ExecutionContext } from 'ava';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { connectModern } from '../helpers/mcp.js';
 import { shopDefinition } from '../../src/platforms/demo/catalogue.js';
 import { claimAt, OrderTimeline } from '../../src/platforms/demo/generator.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopOf, type ShopInfo } from '../helpers/shops.js';
-import { percentileCont, roundDecimal, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
+import { percentileCont, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
 
 const test = appTest({ scopes: ['claims:read', 'claims-settings:read', 'personal-data:read'] });
 type Context = AppContext;

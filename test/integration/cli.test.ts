@@ -1,7 +1,5 @@
 /** The operator command line (D11) run as a real process against the test database. */
 import { appTest, type AppContext } from '../helpers/app.js';
-import path from 'node:path';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { api } from '../helpers/server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import crypto from 'node:crypto';

@@ -4,7 +4,6 @@
  * in the demo shop reaching the API through the sync.
  */
 import crypto from 'node:crypto';
-import type { ExecutionContext } from 'ava';
 import { createAccessKey } from '../../src/auth/keys.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { articlesPublished, productTextsChanged } from '../../src/platforms/demo/content.js';
@@ -12,14 +11,13 @@ import { searchProductsSql } from '../../src/queries/catalogue.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
-import { appTest, type AppContext } from '../helpers/app.js';
+import { appTest } from '../helpers/app.js';
 import { TEST_NOW } from '../helpers/constants.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['products:read', 'product-content:read', 'category-content:read'] });
-type Context = AppContext;
 const DAY = 86_400_000;
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');

@@ -6,7 +6,6 @@
 import fc from 'fast-check';
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api } from '../helpers/server.js';
 import { CANCELLED_STATUS_ID } from '../../src/rollups/orders.js';
 import { get } from '../helpers/rest.js';
 

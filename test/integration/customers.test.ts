@@ -1,7 +1,7 @@
 /** Customers over the real HTTP server and a real Postgres: directory fields per scope, lifetime vs period, purchase activity, performance and totals against raw orders, rollups kept by the sync, isolation. */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { CANCELLED_STATUS_ID, rebuildShopRollups } from '../../src/rollups/orders.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';

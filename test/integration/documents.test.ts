@@ -4,21 +4,19 @@
  * plan on a table big enough that the planner would otherwise scan.
  */
 import crypto from 'node:crypto';
-import type { ExecutionContext } from 'ava';
 import { PDFParse } from 'pdf-parse';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { documentChangeTimes } from '../../src/platforms/demo/documents.js';
 import { documentSearchSql } from '../../src/queries/documents.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
-import { appTest, type AppContext } from '../helpers/app.js';
+import { appTest } from '../helpers/app.js';
 import { TEST_NOW } from '../helpers/constants.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['invoices:read', 'personal-data:read', 'orders:read'] });
-type Context = AppContext;
 const HOUR = 3_600_000;
 
 

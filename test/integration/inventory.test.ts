@@ -1,12 +1,10 @@
 /** Stock of several items and stock movements over the real HTTP server and Postgres, checked against raw rows. */
-import type { ExecutionContext } from 'ava';
-import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { appTest } from '../helpers/app.js';
+import { issueKey } from '../helpers/server.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['inventory:read'] });
-type Context = AppContext;
 
 
 test('When several codes are asked, then found items come in the order asked and missing ones are listed as not found', async (t) => {

@@ -1,7 +1,7 @@
 /** Sales per product over the real HTTP server: figures equal those computed here in exact integer arithmetic from raw documents, order lines and claims. */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { get } from '../helpers/rest.js';
 
 const test = appTest({ scopes: ['reports:read', 'purchase-prices:read'] });

@@ -8,7 +8,7 @@ import { createAccessKey, hashKey } from '../../src/auth/keys.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { createPerson } from '../../src/people/people.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectModern, modernRequest, rawMcp } from '../helpers/mcp.js';
 import { plainToolCall } from '../../api/mcp/router.js';
 import { TEST_NOW } from '../helpers/constants.js';

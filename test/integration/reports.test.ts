@@ -1,7 +1,7 @@
 /** Financial summary and order performance over the real HTTP server: every figure equals the same figure computed here by plain SQL over raw orders, items and costs, for random shops and periods (DST changes and month ends included). */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { CANCELLED_STATUS_ID, refreshOrderRollups } from '../../src/rollups/orders.js';
 import { get } from '../helpers/rest.js';
 

@@ -1,13 +1,12 @@
 /** REST conventions over the real HTTP server and a real Postgres: envelope, errors, auth, scopes, shops, periods, limits, cursors. */
-import { appTest, type AppContext } from '../helpers/app.js';
+import { appTest } from '../helpers/app.js';
 import net from 'node:net';
 import { hashKey, revokeAccessKey } from '../../src/auth/keys.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { get, assertErrorEnvelope as assertError } from '../helpers/rest.js';
 
 
 const test = appTest();
-type Context = AppContext;
 
 /** GET with the full key; pass null for no credential at all. */
 

@@ -1,8 +1,7 @@
 /** Search console over the real HTTP server: status and archive, rows by cursor with content hashes, fresh then final data through the sync, and SEO summaries equal to the raw rows. */
 import { createHash } from 'node:crypto';
-import type { ExecutionContext } from 'ava';
-import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { appTest } from '../helpers/app.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
@@ -11,7 +10,6 @@ import { get } from '../helpers/rest.js';
 import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['search-console:read', 'analytics:read'] });
-type Context = AppContext;
 
 test('When the status is read, then it names the property, permission, recent runs and the archive range of the stored rows', async (t) => {
   const res = await get(t, '/search-console/status?market=sk');

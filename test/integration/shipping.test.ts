@@ -1,13 +1,13 @@
 /** Shipping over the real HTTP server and a real Postgres: carriers, shipments with cursors, detail, and statistics checked against figures computed here from raw rows. */
 import { appTest, type AppContext } from '../helpers/app.js';
 import type { ExecutionContext } from 'ava';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { knexRunner } from '../../src/rollups/orders.js';
 import { refreshShipmentRollups } from '../../src/rollups/shipping.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopOf, type ShopInfo } from '../helpers/shops.js';
-import { percentileCont, roundDecimal, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
+import { percentileCont, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
 
 
 const test = appTest({ scopes: ['shipping:read'] });

@@ -1,12 +1,10 @@
 /** Suppliers over the real HTTP server and a real Postgres: offers matched to the shop's catalogue, counts, contacts only with personal data, never bank or tax data. */
-import type { ExecutionContext } from 'ava';
-import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { appTest } from '../helpers/app.js';
+import { issueKey } from '../helpers/server.js';
 import { get } from '../helpers/rest.js';
 import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['purchasing:read'] });
-type Context = AppContext;
 
 test('When suppliers are listed, then each one\'s offer and matched-product counts equal those computed from its offers and the shop\'s catalogue', async (t) => {
   const db = t.context.database.db;

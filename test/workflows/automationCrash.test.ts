@@ -4,10 +4,8 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { createDraft, publishAutomation, setAutomationEnabled } from '../../src/automations/drafts.js';
 import { matchOutboxBatch, startPendingRuns } from '../../src/automations/runs.js';
 import { automationRunWorkflowsClient } from '../../src/temporal/automations.js';

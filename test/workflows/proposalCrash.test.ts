@@ -6,10 +6,8 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { fieldHash } from '../../src/content/hash.js';
 import { createAvailabilityProposal, createTextProposal } from '../../src/proposals/create.js';
 import { proposalWorkflowId } from '../../src/proposals/model.js';

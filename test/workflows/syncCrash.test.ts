@@ -5,11 +5,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import type { Db } from '../../src/db/knex.js';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { SYNC_AREAS } from '../../src/platforms/types.js';
 import { syncArea } from '../../src/sync/runner.js';
