@@ -213,6 +213,16 @@ function problemsOf(t: ExecutionContext<Context>): string[] {
 }
 
 const reads = capabilities.filter((c) => c.kind !== 'write' && (isRestCapability(c) || c.mcpTool !== null));
+
+/** The sample arguments of a read; null for a read that names no record and has no sample (automations_validate_draft's rule). */
+function readArgs(t: ExecutionContext<Context>, capability: Capability): Record<string, unknown> | null {
+  try {
+    return sampleArgs(capability, t.context.samples);
+  } catch (error) {
+    if (identifierParams(capability).length === 0) return null;
+    throw error;
+  }
+}
 const writes = capabilities.filter((c) => c.kind === 'write');
 
 test('Every capability that takes an identifier is in the isolation matrix, and the matrix names no capability that does not exist', (t) => {
@@ -231,7 +241,8 @@ test('When account acme calls every read with demo\'s identifiers and shop codes
   const overToken = await connectModern(t.context.server, token);
   try {
     for (const capability of reads) {
-      const args = sampleArgs(capability, t.context.samples);
+      const args = readArgs(t, capability);
+      if (!args) continue;
       const expectation = MATRIX[capability.name] ?? 'any';
       const variants: Array<[string, Record<string, unknown>]> = [['demo ids', args]];
       // A shop code only demo has: the account has no such shop.
@@ -268,7 +279,8 @@ test('When a credential limited to shop cz calls every read with shop sk\'s iden
   const overToken = await connectModern(t.context.server, token);
   try {
     for (const capability of reads) {
-      const args = sampleArgs(capability, t.context.samples);
+      const args = readArgs(t, capability);
+      if (!args) continue;
       const expectation = MATRIX[capability.name] ?? 'any';
       // Account-wide records (webhook endpoints, automations, affiliate articles and documents) are not a shop's.
       const shopRecord = capability.market === 'required' || /draft$/.test(capability.name);
