@@ -3,6 +3,7 @@ import { appTest } from '../helpers/app.js';
 import net from 'node:net';
 import { hashKey, revokeAccessKey } from '../../src/auth/keys.js';
 import { issueKey } from '../helpers/server.js';
+import { TEST_NOW } from '../helpers/constants.js';
 import { get, assertErrorEnvelope as assertError } from '../helpers/rest.js';
 
 
@@ -298,4 +299,13 @@ test('When /account/connection and /account/entitlements are read, then they des
   const entitlements = await get(t, '/account/entitlements', key);
   t.is(entitlements.body.data.plan.code, 'growth');
   t.deepEqual(entitlements.body.data.features.find((f: any) => f.feature === 'webhooks'), { feature: 'webhooks', enabled: true, limit: 20, usage: 0 });
+});
+
+test('When a key expires exactly now, then it is refused; one millisecond later, it still works (both sides of the expiry instant)', async (t) => {
+  const db = t.context.database.db;
+  // The test server's clock stands at TEST_NOW.
+  const atNow = await issueKey(db, { expiresAt: new Date(TEST_NOW.getTime()) });
+  assertError(t, await get(t, '/stores', atNow), 401, 'CREDENTIALS_EXPIRED');
+  const justAfter = await issueKey(db, { expiresAt: new Date(TEST_NOW.getTime() + 1) });
+  t.is((await get(t, '/stores', justAfter)).status, 200);
 });
