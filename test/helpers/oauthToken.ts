@@ -18,6 +18,8 @@ export interface TokenOptions {
   shops?: string[] | null;
   scopes?: readonly Scope[];
   writeMode?: WriteMode;
+  /** The resource the token is for; default the server's MCP endpoint. */
+  audience?: string;
 }
 
 /** A token for `server`'s MCP resource, of a new owner of `account`, through the service's own consent recording. */
@@ -34,6 +36,6 @@ export async function mintOAuthToken(db: Db, server: TestServer, options: TokenO
   // The library's opaque tokens are 43 base64url characters (32 random bytes).
   const token = crypto.randomBytes(32).toString('base64url');
   const Adapter = postgresAdapter(db);
-  await new Adapter('AccessToken').upsert(token, { kind: 'AccessToken', grantId, accountId: made.id, scope: scopes.join(' '), aud: `${server.baseUrl}/api/mcp` }, 3600);
+  await new Adapter('AccessToken').upsert(token, { kind: 'AccessToken', grantId, accountId: made.id, scope: scopes.join(' '), aud: options.audience ?? `${server.baseUrl}/api/mcp` }, 3600);
   return token;
 }

@@ -14,6 +14,8 @@ import { plainToolCall } from '../../api/mcp/router.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { get } from '../helpers/rest.js';
 import { waitUntil } from '../helpers/wait.js';
+import { mintOAuthToken } from '../helpers/oauthToken.js';
+import { artifactKey } from '../../src/oauth/adapter.js';
 
 interface Context {
   database: TestDatabase;
@@ -266,4 +268,25 @@ test('When a tools/call carries more than a name, arguments and the envelope, or
   t.is(plainToolCall(legacy, 'application/json', caller, 'legacy'), null);
   t.is(plainToolCall({ ...legacy, params: { ...legacy.params, _meta: { progressToken: 1 } } }, accept, caller, 'legacy'), null);
   t.is(plainToolCall(plain, accept, caller, 'legacy'), null);
+});
+
+test('When an OAuth token was consumed, was issued for another resource, or its connection is revoked, then MCP refuses it with 401 and its code', async (t) => {
+  const db = t.context.database.db;
+  const call = async (token: string) => {
+    const request = modernRequest('tools/call', { name: 'stores_list', arguments: {} }, token);
+    return rawMcp(t.context.server, request.body, request.headers);
+  };
+  const valid = await mintOAuthToken(db, t.context.server);
+  t.is((await call(valid)).status, 200, 'the same kind of token, untouched, works');
+  const consumed = await mintOAuthToken(db, t.context.server);
+  await db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(consumed) }).update({ consumed_at: new Date() });
+  const other = await mintOAuthToken(db, t.context.server, { audience: 'https://other.example.com/api/mcp' });
+  const revoked = await mintOAuthToken(db, t.context.server);
+  const grantId = (await db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(revoked) }).first('payload')).payload.grantId;
+  await db('oauth_connections').where({ id: grantId }).update({ revoked_at: new Date() });
+  for (const [token, code] of [[consumed, 'INVALID_CREDENTIALS'], [other, 'INVALID_CREDENTIALS'], [revoked, 'CREDENTIALS_REVOKED']]) {
+    const res = await call(token);
+    t.is(res.status, 401, `${code}: ${res.text.slice(0, 200)}`);
+    t.true(res.text.includes(code), `${code}: ${res.text.slice(0, 200)}`);
+  }
 });
