@@ -1,33 +1,20 @@
 /** The operator command line (D11) run as a real process against the test database. */
 import { appTest, type AppContext } from '../helpers/app.js';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { api } from '../helpers/server.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import crypto from 'node:crypto';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
 import { fakeDns, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
-const run = promisify(execFile);
-
 const test = appTest();
 type Context = AppContext;
 
-async function cli(t: { context: Context }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(t: { context: Context }, ...args: string[]): Promise<CliResult> {
   return cliWithEnv(t, {}, ...args);
 }
 
-async function cliWithEnv(t: { context: Context }, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), ...args], {
-      env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+async function cliWithEnv(t: { context: Context }, env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return runCli(t.context.database.url, args, env);
 }
 
 test('When a key is created with --json, then one JSON object carries id and key, the key works once listed without its secret, and revoking it ends it', async (t) => {
