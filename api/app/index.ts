@@ -81,6 +81,8 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
     crossOriginResourcePolicy: { policy: 'same-origin' },
     strictTransportSecurity: deps.application.publicBaseUrl?.startsWith('https:') ? undefined : false,
   }));
+  // Pico CSS, the application's CSS foundation, served from its npm package (no CDN).
+  router.get('/static/pico.min.css', (_req, res) => res.sendFile(path.join(projectRoot, 'node_modules', '@picocss', 'pico', 'css', 'pico.min.css'), { maxAge: '1h' }));
   router.use('/static', express.static(path.join(projectRoot, 'api', 'app', 'static'), { maxAge: '1h', index: false }));
   router.use((_req, res, next) => {
     // Pages show secrets once and personal data: never cached, never kept in the back/forward cache.

@@ -152,10 +152,10 @@ export async function disablePerson(db: Db, accountId: string, id: string): Prom
 /** The person as the rules see them, or null when unknown or disabled. */
 export async function loadPerson(db: Db, id: string): Promise<Person | null> {
   const row = await db('people as p').join('accounts as a', 'a.id', 'p.account_id')
-    .select('p.*', 'a.code as account_code', 'a.name as account_name').where('p.id', id).whereNull('p.disabled_at').first();
+    .select('p.*', 'a.code as account_code', 'a.name as account_name', 'a.time_zone as account_time_zone').where('p.id', id).whereNull('p.disabled_at').first();
   if (!row) return null;
   return {
-    id: row.id, accountId: String(row.account_id), accountCode: row.account_code, accountName: row.account_name, email: row.email, name: row.name,
+    id: row.id, accountId: String(row.account_id), accountCode: row.account_code, accountName: row.account_name, accountTimeZone: row.account_time_zone, email: row.email, name: row.name,
     role: row.role, permissions: effectivePermissions(row.role, row.permissions), shopCodes: row.all_shops ? null : new Set(row.shop_codes as string[]),
     totpEnabled: row.totp_enabled_at !== null,
   };
