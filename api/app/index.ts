@@ -27,6 +27,7 @@ import { accountInfoRoutes } from './pages/accountInfo.js';
 import { emailsRoutes } from './pages/emails.js';
 import { automationsRoutes } from './pages/automations.js';
 import { approvalsRoutes } from './pages/approvals.js';
+import { customersRoutes } from './pages/customers.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -52,6 +53,8 @@ export interface ApplicationOptions {
 export interface ApplicationDeps {
   db: Db;
   now: () => Date;
+  /** Signs the list cursors of the data screens (the same capabilities as REST and MCP). */
+  cursorSecret: string;
   application: ApplicationOptions;
   /** The authorization server whose sign-in and consent these pages are (D28). */
   oauth: OAuthServers;
@@ -103,6 +106,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(emailsRoutes(deps));
   router.use(automationsRoutes(deps));
   router.use(approvalsRoutes(deps));
+  router.use(customersRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
