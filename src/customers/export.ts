@@ -69,9 +69,13 @@ export async function exportDirectory(query: DirectoryQuery, caller: Caller, req
   return { columns, rows };
 }
 
-/** A cell that a spreadsheet would run as a formula (=, +, @, tab, CR at the start) is prefixed with an apostrophe. */
+/**
+ * A CSV cell that a spreadsheet would run as a formula (starting with =, @, tab, CR, or + / - not followed by a digit)
+ * is prefixed with an apostrophe; phone numbers (+421 …) and negative amounts stay as they are. XLSX cells are typed
+ * strings, never formulas, so the XLSX keeps every value exactly.
+ */
 function neutralised(value: string): string {
-  return /^[=+@\t\r]/.test(value) ? `'${value}` : value;
+  return /^([=@\t\r]|[+-][^0-9 ])/.test(value) ? `'${value}` : value;
 }
 
 function csvField(value: string | number | null): string {
@@ -90,6 +94,6 @@ export async function toXlsx(table: ExportTable): Promise<Buffer> {
   const sheet = workbook.addWorksheet('Customers');
   sheet.addRow(table.columns);
   sheet.getRow(1).font = { bold: true };
-  for (const row of table.rows) sheet.addRow(row.map((v) => (typeof v === 'string' ? neutralised(v) : v)));
+  for (const row of table.rows) sheet.addRow(row);
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
