@@ -22,8 +22,8 @@ const test = anyTest as TestFn<Context>;
 /** The pages a signed-in owner can open from the navigation, and the pages behind them that need no prepared data. */
 export const APPLICATION_PAGES = [
   '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/content', '/app/content?market=sk&entity=product&id=NOPE',
-  '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
-  '/app/plan', '/app/account',
+  '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails',
+  '/app/plan', '/app/account', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
 ];
 
 test.before(async (t) => {
@@ -55,10 +55,19 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
   })()`);
 }
 
+/** With APP_SCREENSHOTS=<dir>, each page is also saved there as a PNG (how docs/application-*.png are made). */
+async function screenshot(page: Page, path: string, viewport: string): Promise<void> {
+  const dir = process.env.APP_SCREENSHOTS;
+  if (!dir) return;
+  const name = path.replace(/^\/app\/?/, '').replace(/\?.*$/, '').replace(/[^a-z0-9]+/gi, '-') || 'overview';
+  await page.screenshot({ path: `${dir}/${viewport}-${name}.png`, fullPage: viewport === 'desktop' });
+}
+
 /** The problems of one page, as lines: every page is visited before the test fails, so one run shows them all. */
-async function problemsOf(page: Page, path: string): Promise<string[]> {
+async function problemsOf(page: Page, path: string, viewport = ''): Promise<string[]> {
   const problems: string[] = [];
   const response = await page.goto(path);
+  if (viewport) await screenshot(page, path, viewport);
   if (response?.status() !== 200) problems.push(`${path}: HTTP ${response?.status()}`);
   const measured = await overflow(page);
   if (measured.scrollWidth > measured.innerWidth) problems.push(`${path}: ${measured.scrollWidth}px wide in ${measured.innerWidth}px (${measured.culprit})`);
@@ -77,7 +86,7 @@ for (const viewport of VIEWPORTS) {
       const owner = await makePerson(t.context.database.db, { role: 'owner' });
       const problems = await problemsOf(page, '/app/sign-in');
       await signInInBrowser(page, owner.email, owner.password);
-      for (const path of APPLICATION_PAGES) problems.push(...await problemsOf(page, path));
+      for (const path of APPLICATION_PAGES) problems.push(...await problemsOf(page, path, viewport.name));
       t.deepEqual(problems, []);
     } finally {
       await screenshotOnFailure(t, page);
