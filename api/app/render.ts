@@ -30,6 +30,7 @@ function navigation(state: AppState | undefined, currentPath: string) {
     { href: '/app/automations', label: 'Automations' },
     { href: '/app/notifications', label: 'Notifications' },
     ...(hasPermission(person, 'personal-data') ? [{ href: '/app/emails', label: 'E-mails' }] : []),
+    ...(person.role === 'owner' ? [{ href: '/app/people', label: 'People' }] : []),
     { href: '/app/plan', label: 'Plan' },
     { href: '/app/account', label: 'Your account' },
   ];

@@ -167,3 +167,17 @@ export async function changeOwnPassword(db: Db, personId: string, current: strin
   if (!row || !(await verifyPassword(row.password_hash, current))) throw new AppError('INVALID_PARAMETER', 'The current password is not right.', { param: 'currentPassword', reason: 'mismatch' });
   await updatePerson(db, String(row.account_id), personId, { password: next });
 }
+
+/**
+ * An owner turns another person's second factor off (a lost phone): the TOTP secret and recovery codes are removed and
+ * the person's sessions end, so their next sign-in is with the password only and they set up a new factor.
+ */
+export async function resetSecondFactor(db: Db, accountId: string, id: string): Promise<PersonSummary> {
+  const row = await db('people').where({ account_id: accountId, id }).first();
+  if (!row) throw new AppError('NOT_FOUND', `No person ${id} in this account.`);
+  await db.transaction(async (trx) => {
+    await trx('people').where({ id }).update({ totp_secret: null, totp_enabled_at: null, totp_last_step: null, recovery_code_hashes: [] });
+    await trx('app_sessions').where({ person_id: id }).orWhere({ pending_person_id: id }).delete();
+  });
+  return summary(await db('people').where({ id }).first(), new Date());
+}

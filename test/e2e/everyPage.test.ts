@@ -22,7 +22,7 @@ const test = anyTest as TestFn<Context>;
 /** The pages a signed-in owner can open from the navigation, and the pages behind them that need no prepared data. */
 export const APPLICATION_PAGES = [
   '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/content', '/app/content?market=sk&entity=product&id=NOPE',
-  '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails',
+  '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
   '/app/plan', '/app/account', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
 ];
 
