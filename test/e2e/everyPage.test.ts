@@ -59,7 +59,7 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
 async function screenshot(page: Page, path: string, viewport: string): Promise<void> {
   const dir = process.env.APP_SCREENSHOTS;
   if (!dir) return;
-  const name = path.replace(/^\/app\/?/, '').replace(/\?.*$/, '').replace(/[^a-z0-9]+/gi, '-') || 'overview';
+  const name = path.replace(/^\/app\/?/, '').replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '').slice(0, 60) || 'overview';
   await page.screenshot({ path: `${dir}/${viewport}-${name}.png`, fullPage: viewport === 'desktop' });
 }
 
