@@ -38,7 +38,7 @@ export function createApp(deps: AppDeps): Express {
   const application = deps.application;
   const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, fetch: application.oauthFetch });
   app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req)));
-  app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));
+  app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, cursorSecret: deps.cursorSecret, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));
   app.use(errorHandler);
   return app;
 }

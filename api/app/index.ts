@@ -27,6 +27,9 @@ import { accountInfoRoutes } from './pages/accountInfo.js';
 import { emailsRoutes } from './pages/emails.js';
 import { automationsRoutes } from './pages/automations.js';
 import { approvalsRoutes } from './pages/approvals.js';
+import { customersRoutes } from './pages/customers.js';
+import { documentsRoutes } from './pages/documents.js';
+import { peopleRoutes } from './pages/people.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -52,6 +55,8 @@ export interface ApplicationOptions {
 export interface ApplicationDeps {
   db: Db;
   now: () => Date;
+  /** Signs the list cursors of the data screens (the same capabilities as REST and MCP). */
+  cursorSecret: string;
   application: ApplicationOptions;
   /** The authorization server whose sign-in and consent these pages are (D28). */
   oauth: OAuthServers;
@@ -81,6 +86,8 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
     crossOriginResourcePolicy: { policy: 'same-origin' },
     strictTransportSecurity: deps.application.publicBaseUrl?.startsWith('https:') ? undefined : false,
   }));
+  // Pico CSS, the application's CSS foundation, served from its npm package (no CDN).
+  router.get('/static/pico.min.css', (_req, res) => res.sendFile(path.join(projectRoot, 'node_modules', '@picocss', 'pico', 'css', 'pico.min.css'), { maxAge: '1h' }));
   router.use('/static', express.static(path.join(projectRoot, 'api', 'app', 'static'), { maxAge: '1h', index: false }));
   router.use((_req, res, next) => {
     // Pages show secrets once and personal data: never cached, never kept in the back/forward cache.
@@ -101,6 +108,9 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(emailsRoutes(deps));
   router.use(automationsRoutes(deps));
   router.use(approvalsRoutes(deps));
+  router.use(customersRoutes(deps));
+  router.use(documentsRoutes(deps));
+  router.use(peopleRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -23,6 +23,8 @@ export interface Person {
   accountId: string;
   accountCode: string;
   accountName: string;
+  /** The account's IANA time zone: the application shows dates and times in it. */
+  accountTimeZone: string;
   email: string;
   name: string;
   role: Role;

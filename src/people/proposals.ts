@@ -22,12 +22,12 @@ export function mayApproveProposals(person: Person): boolean {
   return hasPermission(person, 'proposals:approve');
 }
 
-export function pendingProposalsOf(db: Db, person: Person) {
-  return listDrafts(db, person.accountId, person.shopCodes, true);
+export function pendingProposalsOf(db: Db, person: Person, page: { limit: number; offset: number } = { limit: 50, offset: 0 }) {
+  return listDrafts(db, person.accountId, person.shopCodes, true, page.limit, page.offset);
 }
 
-export function decidedProposalsOf(db: Db, person: Person) {
-  return listDrafts(db, person.accountId, person.shopCodes, false, 30);
+export function decidedProposalsOf(db: Db, person: Person, page: { limit: number; offset: number } = { limit: 30, offset: 0 }) {
+  return listDrafts(db, person.accountId, person.shopCodes, false, page.limit, page.offset);
 }
 
 function requireApprover(person: Person): void {
