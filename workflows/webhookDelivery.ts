@@ -55,14 +55,16 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   });
   let attempt = input.firstAttempt;
   for (;;) {
-    const retryDelayMs = input.retryScheduleMs[attempt - 1] ?? null;
-    const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, retryDelayMs });
+    const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, retryScheduleMs: input.retryScheduleMs });
     if (result.pauseCheck) await requestEndpointCheck({ endpointId: input.endpointId });
     if (result.outcome === 'done') return result.status;
     if (result.outcome === 'retry') {
       // A wake-up during the wait means the delivery may have ended (endpoint disabled or deleted): end now if it
       // did, else wait out the rest, so the retry schedule holds exactly.
-      const retryAt = attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt : Date.now() + (retryDelayMs ?? 0);
+      // The engine's delay, counted from the attempt's end (now, in workflow time); an attempt logged by an earlier
+      // execution reports none, then the schedule's delay counts from now as well.
+      const retryAt = attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt
+        : Date.now() + (result.retryDelayMs ?? input.retryScheduleMs[attempt - 1] ?? 0);
       for (woken = false; Date.now() < retryAt; woken = false) {
         if (!(await condition(() => woken, retryAt - Date.now()))) break;
         const status = await webhookDeliveryStatus({ deliveryId: input.deliveryId });

@@ -23,10 +23,11 @@ import type { Db } from '../db/knex.js';
 import { logger } from '../logger.js';
 import { countWebhookAttempt } from '../logSummary.js';
 import { verifyDestination, WebhookAddressError, type ResolvedAddress } from './addresses.js';
-import { postWebhook, type AttemptOutcome, type SendResult } from './http.js';
+import { postWebhook, type SendResult } from './http.js';
 import { webhooksEnabled } from './plan.js';
 import { decryptSecret } from './secrets.js';
-import { PAUSE_AFTER_CONSECUTIVE_FAILURES, type WebhookSettings } from './settings.js';
+import { failureNeedsPauseCheck, nextStep, retryDueAt } from './engine.js';
+import type { WebhookSettings } from './settings.js';
 import { deliveryRequestHeaders } from './signature.js';
 
 /** T5: requests under way to one endpoint at a time (per worker process). */
@@ -152,8 +153,6 @@ interface Finished {
   attemptedAt: Date;
   result: SendResult;
 }
-
-const persistent: AttemptOutcome[] = ['redirect', 'address_rejected'];
 
 /** Bindings of which some are arrays: each array is one Postgres array parameter (`?::bigint[]`, used with unnest). */
 function arrays(...values: unknown[]): Knex.RawBinding[] {
@@ -479,12 +478,9 @@ export class DirectSender {
 
   /** The status an attempt leaves its delivery in, and when the next attempt is due (the workflow's rules, P24–P29). */
   private decide(f: Finished): { success: boolean; status: 'SENT' | 'FAILED' | 'PENDING'; nextAt: Date | null } {
-    const success = f.result.outcome === 'success';
-    if (success) return { success, status: 'SENT', nextAt: null };
-    const delay = this.settings.retryScheduleMs[f.attempt - 1];
-    if (persistent.includes(f.result.outcome) || delay === undefined) return { success, status: 'FAILED', nextAt: null };
-    // Due its delay after the failed attempt ended, as the workflow's timer starts after an attempt.
-    return { success, status: 'PENDING', nextAt: new Date(f.attemptedAt.getTime() + f.result.durationMs + delay) };
+    const step = nextStep({ outcome: f.result.outcome, attempt: f.attempt, retryScheduleMs: this.settings.retryScheduleMs, manualRetry: false });
+    const nextAt = step.status === 'PENDING' ? retryDueAt(f.attemptedAt, f.result.durationMs, step.retryDelayMs) : null;
+    return { success: step.status === 'SENT', status: step.status, nextAt };
   }
 
   /** Logs a batch of attempts and moves their deliveries and endpoints, in one transaction. */
@@ -546,7 +542,7 @@ export class DirectSender {
       }
     }
     for (const endpoint of outcome.endpoints) {
-      if (endpoint.state === 'enabled' && endpoint.consecutive_failures >= PAUSE_AFTER_CONSECUTIVE_FAILURES) this.checkEndpoint(String(endpoint.id));
+      if (failureNeedsPauseCheck(endpoint.state, endpoint.consecutive_failures)) this.checkEndpoint(String(endpoint.id));
     }
     for (const f of batch) claimed.delete(f.deliveryId);
     this.inFlight -= batch.length;

@@ -103,6 +103,7 @@ test.serial('When receivers answer 2xx at the first attempt, then every delivery
   for (const r of [first, second]) {
     t.deepEqual(r.requests.map((q) => q.body.event_id).sort(), [...eventIds].sort());
     t.true(r.requests.every((q) => q.verifyError === null), 'signed as on the workflow path');
+    t.true(r.requests.every((q) => q.standardVerifyError === null), 'and verified by npm standardwebhooks');
   }
   const withWorkflow = await Promise.all(deliveries.map((d) => hasWorkflow(t.context.client, String(d.id))));
   t.false(withWorkflow.some(Boolean), 'no delivery answered 2xx at the first attempt has a workflow');
