@@ -58,7 +58,7 @@ async function deliver(t: { context: Context }, url: string, rcv?: Receiver, opt
   const [eventId] = await emitOrderEvents(db, 1, { account: options.account, shop: options.shop, prefix: `D${endpoint.id}-` });
   await dispatchOutboxBatch(db);
   const delivery = await db('webhook_deliveries').where({ event_id: eventId, endpoint_id: endpoint.id }).first();
-  const workflows = webhookWorkflowsClient(t.context.env.client, t.context.taskQueue, t.context.settings.retryScheduleMs);
+  const workflows = webhookWorkflowsClient(t.context.env.client, t.context.taskQueue, t.context.settings.retryScheduleMs, { searchAttributes: false });
   if (options.start !== false) await workflows.start({ deliveryId: String(delivery.id), endpointId: endpoint.id, firstAttempt: 1 });
   const handle = t.context.env.client.workflow.getHandle(workflowIds.webhookDelivery(String(delivery.id)));
   return { endpoint, eventId, deliveryId: String(delivery.id), handle, workflows };
