@@ -44,7 +44,7 @@ test('When each comparison operator meets a value just below, at and just above 
   t.deepEqual(['', 'x', null, undefined, '0'].map((v) => text('is_not_empty', v)), [false, true, false, false, true], 'is_not_empty');
   t.deepEqual(['', 'x', null, undefined, '0'].map((v) => text('is_empty', v)), [true, false, true, true, false], 'is_empty');
   // A missing value never satisfies an ordering operator (SPEC: only ne, not_in and is_empty).
-  for (const op of ['gt', 'gte', 'lt', 'lte']) t.false(evaluate({ id: 'a', field: 'order.country', op, value: 0 } as Condition, values), op);
+  for (const op of ['gt', 'gte', 'lt', 'lte']) for (const bound of [-1, 0, 1]) t.false(evaluate({ id: 'a', field: 'order.country', op, value: bound } as Condition, values), `${op} ${bound}`);
 });
 
 test('When the next 08:00 is computed in a zone, then it is the next local 08:00, also across the change to summer time', (t) => {
