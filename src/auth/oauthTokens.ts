@@ -10,7 +10,7 @@ import { AppError } from '../errors.js';
 import { artifactKey } from '../oauth/adapter.js';
 import { loadPerson } from '../people/people.js';
 import { narrowToPerson } from '../people/rights.js';
-import { isScope, type Interface, type Scope } from './scopes.js';
+import { isScope, type Interface, type Scope, type WriteMode } from './scopes.js';
 
 /** The library's opaque tokens: 43 base64url characters. Access keys start with `sk_`. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -37,7 +37,7 @@ export async function authenticateOAuthToken(db: Db, token: string, iface: Inter
   if (!person || person.id !== payload.accountId) throw new AppError('CREDENTIALS_REVOKED', 'The person who granted access can no longer sign in.');
   const tokenScopes = new Set((payload.scope ?? '').split(' '));
   const granted = (connection.scopes as string[]).filter((s): s is Scope => isScope(s) && tokenScopes.has(s));
-  const { scopes, shopCodes } = narrowToPerson(person, granted, connection.all_shops ? null : new Set(connection.shop_codes as string[]));
+  const { scopes, shopCodes, writeMode } = narrowToPerson(person, granted, connection.all_shops ? null : new Set(connection.shop_codes as string[]), connection.write_mode as WriteMode);
   void db('oauth_connections').where({ id: connection.id }).andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - 60_000)))
     .update({ last_used_at: now }).catch(() => undefined);
   return {
@@ -46,7 +46,7 @@ export async function authenticateOAuthToken(db: Db, token: string, iface: Inter
     shopCodes,
     credentialId: connection.id,
     interface: iface,
-    writeMode: connection.write_mode,
+    writeMode,
     credentialType: 'oauth',
   };
 }

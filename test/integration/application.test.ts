@@ -352,13 +352,13 @@ test('When an endpoint is edited, then the new settings are saved under the addr
 
 test('When the person who issued a key loses a permission or a shop, or is disabled, then the key is narrowed or refused at the next request', async (t) => {
   const { db } = t.context.database;
-  const person = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'reports'], shops: ['sk', 'cz'] });
+  const person = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'reports', 'proposals:approve', 'coupons:manage'], shops: ['sk', 'cz'] });
   const client = new FormClient(t.context.server.baseUrl);
   await client.signIn(person.email, person.password);
   const page = await client.get('/app/keys');
   const created = await client.post('/app/keys', {
-    _csrf: csrfOf(page.text), name: 'reports', interfaces: 'rest', expiresInDays: '30', writeMode: 'autonomous',
-    scopes: ['orders:read', 'stores:read', 'reports:read'], shopChoice: 'some', shops: ['sk', 'cz'],
+    _csrf: csrfOf(page.text), name: 'reports', interfaces: 'rest,mcp'.split(','), expiresInDays: '30', writeMode: 'autonomous',
+    scopes: ['orders:read', 'stores:read', 'reports:read', 'coupons:read', 'coupons:write'], shopChoice: 'some', shops: ['sk', 'cz'],
   });
   t.is(created.status, 200);
   const key = /sk_[0-9A-Za-z]{43}/.exec(created.text)![0];
@@ -368,6 +368,8 @@ test('When the person who issued a key loses a permission or a shop, or is disab
   const before = await api(t.context.server, '/account/connection', key);
   t.is(before.body.data.aiWriteMode, 'autonomous', 'the write mode chosen at issue, not a default');
 
+  t.deepEqual(before.body.data.permissions.find((p: any) => p.area === 'coupons').granted.sort(), ['coupons:read', 'coupons:write']);
+
   const account = (await findAccountByCode(db, 'demo'))!;
   await updatePerson(db, account.id, person.id, { permissions: ['keys:manage'], shops: ['sk'] });
   t.is((await api(t.context.server, summary, key)).status, 403, 'reports:read went with the permission');
@@ -376,6 +378,9 @@ test('When the person who issued a key loses a permission or a shop, or is disab
   const after = await api(t.context.server, '/account/connection', key);
   t.deepEqual(after.body.data.shops, { all: false, codes: ['sk'] });
   t.deepEqual(after.body.data.permissions.find((p: any) => p.area === 'reports').granted, []);
+  // S1: without proposals:approve the key no longer writes without approval; without coupons:manage it no longer writes coupons.
+  t.is(after.body.data.aiWriteMode, 'proposals');
+  t.deepEqual(after.body.data.permissions.find((p: any) => p.area === 'coupons').granted, ['coupons:read']);
 
   await disablePerson(db, account.id, person.id);
   const refused = await api(t.context.server, '/orders?market=sk&limit=1', key);
@@ -389,4 +394,40 @@ test('When the person who issued a key loses a permission or a shop, or is disab
   t.regex(keyRow, /stopped: its person is disabled/, 'the owner sees why it stopped');
   // A key of the operator command line (no person) is untouched by people's changes.
   t.is((await api(t.context.server, '/orders?market=sk&limit=1', await issueKey(db))).status, 200);
+});
+
+test('When a person without the matching right issues a key, then autonomous mode and write scopes are neither offered nor accepted, and write scopes start unticked', async (t) => {
+  const { db } = t.context.database;
+  const plain = await makePerson(db, { role: 'member', permissions: ['keys:manage'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(plain.email, plain.password);
+  const page = await client.get('/app/keys');
+  t.is(page.status, 200);
+  t.notRegex(page.text, /<option value="autonomous"/);
+  for (const scope of ['coupons:write', 'coupons:delete', 'affiliate:write', 'automations:write', 'availabilities:draft']) t.notRegex(page.text, new RegExp(`value="${scope}"`), scope);
+  // Reads open to everyone stay offered and ticked.
+  t.regex(page.text, /value="orders:read" checked/);
+  const base = { _csrf: csrfOf(page.text), name: 'sneaky', interfaces: 'mcp', expiresInDays: '30', shopChoice: 'all' };
+  const autonomous = await client.post('/app/keys', { ...base, scopes: 'product-content:read', writeMode: 'autonomous' });
+  t.is(autonomous.status, 400);
+  t.regex(autonomous.text, /autonomous/);
+  for (const scope of ['coupons:write', 'coupons:delete', 'affiliate:write', 'availabilities:draft']) {
+    const refused = await client.post('/app/keys', { ...base, scopes: ['coupons:read', scope], writeMode: 'proposals' });
+    t.is(refused.status, 400, scope);
+    t.regex(refused.text, new RegExp(scope));
+  }
+  t.is(await db('access_keys').where({ person_id: plain.id }).count('* as n').first().then((r: any) => Number(r.n)), 0);
+  // The other side: with the rights, both are offered (write scopes unticked) and granted.
+  const entitled = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'coupons:manage', 'affiliate:manage', 'proposals:approve'] });
+  const other = new FormClient(t.context.server.baseUrl);
+  await other.signIn(entitled.email, entitled.password);
+  const offered = await other.get('/app/keys');
+  t.regex(offered.text, /<option value="autonomous"/);
+  for (const scope of ['coupons:write', 'coupons:delete', 'affiliate:write', 'availabilities:draft']) {
+    t.regex(offered.text, new RegExp(`value="${scope}"`), scope);
+    t.notRegex(offered.text, new RegExp(`value="${scope}" checked`), `${scope} unticked by default`);
+  }
+  const created = await other.post('/app/keys', { ...base, _csrf: csrfOf(offered.text), scopes: ['coupons:read', 'coupons:write', 'affiliate:write'], writeMode: 'autonomous' });
+  t.is(created.status, 200, created.text.slice(0, 300));
+  t.like(await db('access_keys').where({ person_id: entitled.id }).first(), { write_mode: 'autonomous' });
 });
