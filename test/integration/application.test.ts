@@ -69,8 +69,39 @@ test('When the password is wrong five times, then the person is locked even with
   for (let i = 0; i < 4; i++) t.is((await client.signIn(person.email, 'wrong password!!')).status, 401);
   t.is((await client.signIn(person.email, 'wrong password!!')).status, 429);
   t.is((await client.signIn(person.email, person.password)).status, 429);
-  // An unknown e-mail answers like a wrong password.
-  t.is((await client.signIn('nobody@example.com', TEST_PASSWORD)).status, 401);
+  // An unknown e-mail answers exactly like a known one (S4): four 401s, then locked, so the lockout names no address.
+  const unknown = `nobody-${Date.now()}@example.com`;
+  const answers = [];
+  for (let i = 0; i < 6; i++) answers.push((await client.signIn(unknown, 'wrong password!!')).status);
+  t.deepEqual(answers, [401, 401, 401, 401, 429, 429]);
+  const page = await client.signIn(unknown, TEST_PASSWORD);
+  t.is(page.status, 429);
+});
+
+test('When wrong second-factor codes are sent, then the fifth locks the second step for the person, even for the right code (S4)', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db);
+  const { secret } = await startTotpEnrolment(db, t.context.key, person.id);
+  await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }), new Date());
+  const attempt = async (client: FormClient, code: string) => {
+    const _csrf = await client.csrf('/app/sign-in/second-factor');
+    return (await client.post('/app/sign-in/second-factor', { _csrf, code, next: '/app' })).status;
+  };
+  // Just under the limit: four wrong codes, then the right one still signs in and resets the count.
+  const under = new FormClient(t.context.server.baseUrl);
+  await under.signIn(person.email, person.password);
+  for (let i = 0; i < 4; i++) t.is(await attempt(under, '000000'), 401);
+  t.is(await attempt(under, await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 })), 303);
+  // At the limit, spread over two clients (two addresses in real life): the count is the person's.
+  const first = new FormClient(t.context.server.baseUrl);
+  const second = new FormClient(t.context.server.baseUrl);
+  await first.signIn(person.email, person.password);
+  await second.signIn(person.email, person.password);
+  const statuses = [];
+  for (let i = 0; i < 5; i++) statuses.push(await attempt(i % 2 === 0 ? first : second, '000000'));
+  t.deepEqual(statuses, [401, 401, 401, 401, 429]);
+  t.is(await attempt(first, await generate({ secret })), 429, 'the right code does not pass during the lock');
+  t.is((await first.get('/app')).status, 303, 'still signed out');
 });
 
 test('When a form arrives without the CSRF token or from another origin, then it is refused', async (t) => {
