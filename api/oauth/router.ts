@@ -12,7 +12,7 @@ export function createOAuthRouter(oauth: OAuthServers, originOf: (req: Request) 
     req.url = req.originalUrl.replace(/^\/\.well-known\/oauth-authorization-server(?=$|\?)/, '/.well-known/openid-configuration');
     // The library builds its URLs from the mount path (Express's baseUrl); its routes already carry /oauth.
     req.baseUrl = '';
-    if (!oauth.handle(originOf(req), req, res)) next();
+    if (!oauth.handle(originOf(req), req, res, req.ip)) next();
   };
   router.use('/oauth', forward);
   router.all(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'], forward);

@@ -31,8 +31,10 @@ export function consentRoutes(deps: ApplicationDeps): Router {
   const { db } = deps;
   const router = express.Router();
   const providerOf = (req: Request) => {
-    const provider = deps.oauth.providerFor(ownOrigin(deps.application, req));
+    const origin = ownOrigin(deps.application, req);
+    const provider = deps.oauth.providerFor(origin);
     if (!provider) throw new AppError('NOT_FOUND', 'This address has no authorization server; set PUBLIC_BASE_URL.');
+    deps.oauth.prepare(origin, req, req.ip);
     return provider;
   };
   const details = async (req: Request, res: Response) => {
