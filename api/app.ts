@@ -35,7 +35,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(createProtectedResourceMetadataRouter(deps));
   const application = deps.application;
   const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, trustProxy: Boolean(application.trustProxy), fetch: application.oauthFetch });
-  app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req)));
+  app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req), { registrationsPerMinute: application.registrationsPerMinute }));
   app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));
   app.use(errorHandler);
   return app;

@@ -44,6 +44,8 @@ export interface ApplicationOptions {
   publicBaseUrl?: string;
   /** TRUST_PROXY (S2): whose X-Forwarded-* headers Express and the authorization server believe; off by default. */
   trustProxy?: TrustProxy;
+  /** Dynamic OAuth client registrations per client address per minute (S3; default 10). */
+  registrationsPerMinute?: number;
   /** Sign-in attempts per client address per 15 minutes (besides the per-person lockout). */
   signInAttemptsPerWindow?: number;
   /** The workers' Temporal task queue, where the Automations page starts manual runs (default `store-ops`; tests use their own). */

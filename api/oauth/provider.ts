@@ -37,6 +37,14 @@ export interface OAuthServerOptions {
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** S3: a redirect URI is https, or plain http on a loopback host (any port); no other scheme, no fragment. */
+export function allowedRedirectUri(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const url = new URL(uri);
+  if (url.hash) return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+}
+
 /** A key of 32 bytes derived from SECRETS_KEY for one purpose. */
 function derived(secretsKey: Buffer, purpose: string): Buffer {
   return crypto.createHmac('sha256', secretsKey).update(`oauth:${purpose}`).digest();
@@ -127,7 +135,21 @@ function configuration(options: OAuthServerOptions, issuer: string): Configurati
       introspection: prefix('/token/introspection'), jwks: prefix('/jwks'), pushed_authorization_request: prefix('/par'),
       registration: prefix('/register'), revocation: prefix('/revoke'), token: prefix('/token'), userinfo: prefix('/me'), credential: prefix('/credential'),
     },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // S3: every URL the library fetches (client metadata documents, jwks_uri, sector_identifier_uri) passes the
+    // webhook address rules first (public https, standard port, public addresses only); a refused one is never opened.
+    fetch: async (url: string | URL, init?: RequestInit) => {
+      await verifyDestination(String(url), { allowLoopback: false }, options.resolve);
+      return (options.fetch ?? globalThis.fetch)(url, init);
+    },
+    // S3: redirect URIs are https, or http on a loopback address (RFC 8252 native apps; MCP authorization rules).
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx: unknown, key: string, value: unknown) => {
+        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+        const bad = value.filter((uri) => !allowedRedirectUri(String(uri)));
+        if (bad.length > 0) throw new errors.InvalidRedirectUri(`redirect_uris must be https, or http on localhost, 127.0.0.1 or [::1]: ${bad.join(', ')}`);
+      },
+    },
   } as Configuration;
 }
 
