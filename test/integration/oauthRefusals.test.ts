@@ -11,6 +11,7 @@ import { FormClient, makePerson, startApplicationServer, testApplicationOptions 
 import { fakeDns } from '../helpers/webhooks.js';
 import type { TestServer } from '../helpers/server.js';
 import { modernRequest, rawMcp } from '../helpers/mcp.js';
+import { artifactKey } from '../../src/oauth/adapter.js';
 
 interface Context {
   database: TestDatabase;
@@ -87,10 +88,10 @@ function authorizeQuery(t: { context: Context }, clientId: string, challenge: st
 }
 
 /** The whole authorization as the owner, consenting to orders:read; returns the code and the verifier. */
-async function authorizationCode(t: { context: Context }, clientId: string) {
+async function authorizationCode(t: { context: Context }, clientId: string, browser?: FormClient) {
   const { verifier, challenge } = pkce();
-  const person = new FormClient(t.context.server.baseUrl);
-  await person.signIn(t.context.owner.email, t.context.owner.password);
+  const person = browser ?? new FormClient(t.context.server.baseUrl);
+  if (!browser) await person.signIn(t.context.owner.email, t.context.owner.password);
   const consent = await follow(person, authorizeQuery(t, clientId, challenge));
   if (!consent.path.startsWith('/app/consent/')) throw new Error(`no consent: ${consent.path} ${consent.text.slice(0, 300)}`);
   const posted = await person.post(consent.path, { _csrf: csrfOf(consent.text), decision: 'allow', scopes: 'orders:read', shopChoice: 'all', writeMode: 'read_only' });
@@ -254,4 +255,24 @@ test('When a client names a jwks_uri or sector_identifier_uri on a private addre
     t.true(response.status === 400 || response.status === 201, `${JSON.stringify(metadata)}: ${response.status}`);
   }
   t.false(fetched.some((url) => url.includes('internal.example.com') || url.includes('127.0.0.1')), fetched.join(','));
+});
+
+test('When a second authorization in the same browser ends the first one\'s refresh token, then the first access token ends too', async (t) => {
+  const { body } = await register(t.context.server.baseUrl);
+  const first = await authorizationCode(t, body.client_id);
+  const firstTokens = await exchange(t, body.client_id, first.code, first.verifier);
+  t.is(await mcpStatus(t, firstTokens.body.access_token), 200);
+  const second = await authorizationCode(t, body.client_id, first.person);
+  const secondTokens = await exchange(t, body.client_id, second.code, second.verifier);
+  t.is(await mcpStatus(t, secondTokens.body.access_token), 200);
+  const refresh = await token(t, { grant_type: 'refresh_token', client_id: body.client_id, refresh_token: firstTokens.body.refresh_token });
+  const access = await mcpStatus(t, firstTokens.body.access_token);
+  // Never half: a refused refresh token and a working access token of the same authorization.
+  t.is(refresh.status === 400, access === 401, `refresh ${refresh.status}, access ${access}`);
+  // The binding itself: once the session a token was issued under is gone, the token is refused.
+  const payload = await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(secondTokens.body.access_token) }).first('payload');
+  const sessionUid = payload?.payload?.sessionUid;
+  t.truthy(sessionUid, 'the library binds the token to the sign-in session');
+  await t.context.database.db('oauth_artifacts').where({ kind: 'Session', uid: sessionUid }).delete();
+  t.is(await mcpStatus(t, secondTokens.body.access_token), 401);
 });
