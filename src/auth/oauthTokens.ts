@@ -24,14 +24,17 @@ export async function authenticateOAuthToken(db: Db, token: string, iface: Inter
   const row = await db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(token) }).first('payload', 'expires_at', 'consumed_at');
   if (!row || row.consumed_at) throw new AppError('INVALID_CREDENTIALS', 'The access token is not valid.');
   if (row.expires_at && row.expires_at <= now) throw new AppError('CREDENTIALS_EXPIRED', `The access token expired at ${row.expires_at.toISOString()}.`);
-  const payload = row.payload as { grantId?: string; scope?: string; aud?: string | string[]; accountId?: string; expiresWithSession?: boolean; sessionUid?: string };
-  // S3: a token bound to the sign-in session it was issued under (no offline_access) ends with it, as the library ends
-  // its refresh token then (e.g. a second authorization in the same browser): never a refresh token dead and its
-  // access token alive.
-  if (payload.expiresWithSession && payload.sessionUid) {
-    const session = await db('oauth_artifacts').where({ kind: 'Session', uid: payload.sessionUid })
-      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).first('id');
-    if (!session) throw new AppError('INVALID_CREDENTIALS', 'The sign-in this access token was issued under has ended; authorize again.');
+  const payload = row.payload as { grantId?: string; clientId?: string; scope?: string; aud?: string | string[]; accountId?: string; expiresWithSession?: boolean; sessionUid?: string };
+  // S3: a token bound to the sign-in session it was issued under (no offline_access) lives only while that session
+  // holds its grant — the library's own rule for the refresh token (checkSessionBinding), so a second authorization
+  // in the same browser never leaves a refresh token dead and its access token alive.
+  if (payload.expiresWithSession) {
+    const session = payload.sessionUid ? await db('oauth_artifacts').where({ kind: 'Session', uid: payload.sessionUid })
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).first('payload') : undefined;
+    const held = session?.payload as { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | undefined;
+    if (!held || held.accountId !== payload.accountId || held.authorizations?.[payload.clientId ?? '']?.grantId !== payload.grantId) {
+      throw new AppError('INVALID_CREDENTIALS', 'The authorization this access token belongs to was replaced or its sign-in ended; authorize again.');
+    }
   }
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!audiences.includes(resource)) throw new AppError('INVALID_CREDENTIALS', `The access token was not issued for ${resource}.`);

@@ -126,7 +126,7 @@ test('When an authorization request has no PKCE challenge, then it is refused wi
   const refused = await authorizeError(t, authorizeQuery(t, body.client_id, null));
   t.is(refused.callback?.origin, 'http://127.0.0.1:9');
   t.is(refused.callback?.searchParams.get('error'), 'invalid_request');
-  t.regex(refused.callback?.searchParams.get('error_description') ?? '', /code_challenge/);
+  t.regex(refused.callback?.searchParams.get('error_description') ?? '', /PKCE/);
 });
 
 test('When an authorization request uses the plain PKCE method, then it is refused', async (t) => {
