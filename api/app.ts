@@ -29,6 +29,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // S2: X-Forwarded-* are believed only from the proxies TRUST_PROXY names (req.ip, req.protocol, req.secure follow).
+  app.set('trust proxy', deps.application.trustProxy ?? false);
   app.use(requestContext);
   app.use(createHealthRouter(deps));
   app.use(createMetricsRouter(deps));
@@ -36,8 +38,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));
   const application = deps.application;
-  const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, fetch: application.oauthFetch });
-  app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req)));
+  const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, trustProxy: Boolean(application.trustProxy), fetch: application.oauthFetch });
+  app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req), { registrationsPerMinute: application.registrationsPerMinute }));
   app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, cursorSecret: deps.cursorSecret, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));
   app.use(errorHandler);
   return app;

@@ -10,6 +10,7 @@ import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import type { Db } from '../../src/db/knex.js';
+import type { TrustProxy } from '../../src/config/index.js';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import type { Resolver } from '../../src/webhooks/addresses.js';
 import { toAppError } from '../../src/errors.js';
@@ -44,6 +45,10 @@ export interface ApplicationOptions {
   resolve: Resolver;
   /** PUBLIC_BASE_URL; else the request's scheme and Host. */
   publicBaseUrl?: string;
+  /** TRUST_PROXY (S2): whose X-Forwarded-* headers Express and the authorization server believe; off by default. */
+  trustProxy?: TrustProxy;
+  /** Dynamic OAuth client registrations per client address per minute (S3; default 10). */
+  registrationsPerMinute?: number;
   /** Sign-in attempts per client address per 15 minutes (besides the per-person lockout). */
   signInAttemptsPerWindow?: number;
   /** The workers' Temporal task queue, where the Automations page starts manual runs (default `store-ops`; tests use their own). */

@@ -1,7 +1,11 @@
 /** Service configuration: read once from the environment, validated at start-up, failing fast with a clear message. */
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { projectRoot } from './projectRoot.js';
+
+/** S2: Express's `trust proxy` value: off, a hop count, or the trusted proxies' addresses. */
+export type TrustProxy = false | number | string[];
 
 const booleanFlag = z.enum(['true', 'false']).transform((v) => v === 'true');
 
@@ -67,6 +71,26 @@ const schema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL').optional(),
   /** The sender address of the service's e-mails (required with SMTP_URL). */
   SMTP_FROM: z.string().min(3).max(320).optional(),
+  /**
+   * S2: which reverse proxies' X-Forwarded-For/-Proto/-Host headers to believe, for Express and the authorization
+   * server alike. Off by default (`false`); a hop count (`1` = the nearest proxy) or a comma list of addresses, CIDR
+   * ranges or Express's names `loopback`, `linklocal`, `uniquelocal`.
+   */
+  TRUST_PROXY: z.string().default('false').transform((value, ctx): TrustProxy => {
+    const text = value.trim();
+    if (text === '' || text === 'false') return false;
+    if (/^\d+$/.test(text)) {
+      const hops = Number(text);
+      if (hops >= 1 && hops <= 10) return hops;
+    } else {
+      const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+      const valid = (entry: string) => ['loopback', 'linklocal', 'uniquelocal'].includes(entry) || isIP(entry) !== 0
+        || (/^[^/]+\/\d{1,3}$/.test(entry) && isIP(entry.split('/')[0]) !== 0 && Number(entry.split('/')[1]) <= (isIP(entry.split('/')[0]) === 4 ? 32 : 128));
+      if (entries.length > 0 && entries.every(valid)) return entries;
+    }
+    ctx.addIssue({ code: 'custom', message: 'false, a hop count 1 to 10, or a comma list of addresses, CIDR ranges, loopback, linklocal, uniquelocal' });
+    return z.NEVER;
+  }),
   /** Comma-separated origins (scheme://host[:port]) a browser-based MCP client may call /api/mcp from; others get 403. */
   MCP_ALLOWED_ORIGINS: z.string().default('').transform((value, ctx) => {
     const origins: string[] = [];

@@ -55,7 +55,7 @@ export function serviceParts(config: Config, secrets: Secrets, db: Db): Pick<Ser
   return {
     platforms: createPlatformRegistry({ db, demoClockSpeed: config.DEMO_CLOCK_SPEED }),
     webhooks: webhookSettings(config, secrets),
-    application: { secretsKey: () => secrets.secretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver, publicBaseUrl: config.PUBLIC_BASE_URL },
+    application: { secretsKey: () => secrets.secretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver, publicBaseUrl: config.PUBLIC_BASE_URL, trustProxy: config.TRUST_PROXY },
     mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL, localhostOnly: !config.PUBLIC_BASE_URL && isLoopbackHost(config.HOST) },
   };
 }

@@ -124,7 +124,7 @@ export async function updatePerson(db: Db, accountId: string, id: string, change
     patch.password_hash = await hashPassword(change.password);
     patch.password_changed_at = new Date();
   }
-  if (change.unlock) Object.assign(patch, { failed_sign_ins: 0, locked_until: null });
+  if (change.unlock) Object.assign(patch, { failed_sign_ins: 0, locked_until: null, failed_second_factors: 0, second_factor_locked_until: null });
   if (Object.keys(patch).length > 0) {
     await db.transaction(async (trx) => {
       await trx('people').where({ id }).update(patch);

@@ -35,3 +35,14 @@ test('When the webhook settings are given, then SECRETS_KEY must be 32 bytes and
   t.notThrows(() => loadConfig({ SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') }));
   t.is(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'true' }).WEBHOOK_ALLOW_LOOPBACK, true);
 });
+
+test('When TRUST_PROXY is unset, then no proxy is trusted; a hop count or addresses are taken, anything else refused (S2)', (t) => {
+  t.is(loadConfig({}).TRUST_PROXY, false);
+  t.is(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY, false);
+  t.is(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY, 1);
+  t.is(loadConfig({ TRUST_PROXY: '10' }).TRUST_PROXY, 10);
+  t.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.0.2.7,fd00::/8' }).TRUST_PROXY, ['loopback', '10.0.0.0/8', '192.0.2.7', 'fd00::/8']);
+  for (const bad of ['true', '0', '11', 'yes', '10.0.0.0/33', 'proxy.example.com', '1.2.3']) {
+    t.throws(() => loadConfig({ TRUST_PROXY: bad }), { instanceOf: ConfigError, message: /TRUST_PROXY/ }, bad);
+  }
+});
