@@ -156,7 +156,14 @@ export async function runCapability(capability: Capability, rawParams: Record<st
     output.list = { count: list.items.length, hasMore: list.hasMore && nextCursor !== null, nextCursor };
     if (list.meta) output.meta = list.meta;
   } else {
-    output.data = projectFields(result, capability.fieldScopes, caller.scopes);
+    let data = result as Record<string, unknown>;
+    if (capability.meta && data && typeof data === 'object' && !Array.isArray(data)) {
+      // A summary's meta fields (its own paging) go to `meta`, never `data` (SPEC's envelope).
+      const metaFields = Object.keys(capability.meta.shape);
+      output.meta = Object.fromEntries(metaFields.map((field) => [field, data[field]]));
+      data = Object.fromEntries(Object.entries(data).filter(([field]) => !metaFields.includes(field)));
+    }
+    output.data = projectFields(data, capability.fieldScopes, caller.scopes);
   }
   return output;
 }

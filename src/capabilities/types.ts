@@ -78,7 +78,10 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   params: P;
   /** The result: for `list`/`search` one item, otherwise the whole `data` object. */
   result: R;
-  /** Extra fields a list handler puts into `meta` (REST) and beside `items` (MCP), returned as `PageResult.meta`. */
+  /**
+   * Extra `meta` fields (REST) that MCP puts beside `items`/`data`: a list handler returns them as `PageResult.meta`;
+   * a summary handler returns them in its result and the runner moves them out of `data` (e.g. its own paging).
+   */
   meta?: z.ZodObject;
   /** Fields removed unless the caller has the scope. Each must be optional in `result`. */
   fieldScopes?: FieldScopes;

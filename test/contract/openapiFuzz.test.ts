@@ -18,6 +18,7 @@ const run = promisify(execFile);
 
 const tools = JSON.parse(readFileSync(path.join(projectRoot, 'scripts/tool-versions.json'), 'utf8')) as { schemathesis: { dir: string } };
 const schemathesis = path.join(projectRoot, tools.schemathesis.dir, 'bin/schemathesis');
+const HOOKS = path.join(projectRoot, 'test/contract/fuzz/schemathesis_hooks.py');
 
 /** Runs schemathesis against the test server; returns its exit code and output. */
 async function fuzz(t: { context: Context }, config: string, maxExamples: number): Promise<{ code: number; output: string }> {
@@ -28,11 +29,14 @@ async function fuzz(t: { context: Context }, config: string, maxExamples: number
     const args = [
       '--no-color', '--config-file', configFile, 'run', `${t.context.server.baseUrl}/api/v1/openapi.json`,
       '--header', `Authorization: Bearer ${t.context.key}`,
-      '--checks', 'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance',
-      '--max-examples', String(maxExamples), '--seed', '20261122', '--workers', '1',
+      '--checks', 'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,schema_valid_request_accepted',
+      '--mode', 'all', '--max-examples', String(maxExamples), '--seed', '20261122', '--workers', '1',
     ];
+    // The hook adds `schema_valid_request_accepted` (issue 23.5): a schema-valid request refused with 400 must name a
+    // rule its operation lists in `x-rules-not-in-schema`.
+    const env = { ...process.env, SCHEMATHESIS_HOOKS: HOOKS };
     try {
-      const { stdout, stderr } = await run(schemathesis, args, { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+      const { stdout, stderr } = await run(schemathesis, args, { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
       return { code: 0, output: stdout + stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
