@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { LIST_LIMIT, SEARCH_LIMIT } from './params.js';
-import type { Capability } from './types.js';
+import type { Capability, ParamRule } from './types.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -24,14 +24,7 @@ export function limitBounds(capability: Capability, searching: boolean): { defau
   return searching || capability.kind === 'search' ? SEARCH_LIMIT : LIST_LIMIT;
 }
 
-/**
- * A rule the runner enforces that a JSON Schema of the parameters cannot say (it spans parameters or needs the
- * calendar): listed in the OpenAPI operation's description and its `x-rules-not-in-schema`, by error code.
- */
-export interface ParamRule {
-  code: string;
-  rule: string;
-}
+export type { ParamRule } from './types.js';
 
 /** The parameter rules of a capability that its schema cannot express, in the order the runner checks them. */
 export function rulesNotInSchema(capability: Capability): ParamRule[] {
@@ -51,6 +44,7 @@ export function rulesNotInSchema(capability: Capability): ParamRule[] {
     rules.push({ code: 'PERIOD_TOO_LONG', rule: 'The period spans at most 366 days.' });
     rules.push({ code: 'INVALID_PARAMETER', rule: '`from` and `to` must be real calendar dates (not 2026-02-30).' });
   }
+  rules.push(...(capability.paramRules ?? []));
   if ('cursor' in shape) {
     rules.push({ code: 'INVALID_CURSOR', rule: '`cursor` must be a `nextCursor` this service issued.' });
     rules.push({ code: 'CURSOR_MISMATCH', rule: '`cursor` must be sent with the other parameters of the call that returned it, unchanged.' });
@@ -65,7 +59,8 @@ export function rulesNotInSchema(capability: Capability): ParamRule[] {
 export function paramsJsonSchema(capability: Capability): JsonSchema {
   const schema = zodJsonSchema(capability.params, 'input') as JsonSchema & { properties?: Record<string, JsonSchema>; required?: string[] };
   const properties = { ...(schema.properties ?? {}) };
-  if (properties.limit) {
+  // A bare `limit` gets the runner's bounds; a capability that bounds its own (analytics_seo) keeps them.
+  if (properties.limit && (properties.limit.maximum === undefined || properties.limit.maximum === Number.MAX_SAFE_INTEGER)) {
     const bounds = limitBounds(capability, false);
     const { minimum: _min, maximum: _max, ...rest } = properties.limit;
     properties.limit = { ...rest, minimum: 1, maximum: bounds.max, default: bounds.default };

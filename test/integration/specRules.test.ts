@@ -2,12 +2,11 @@
  * Issue 23.6: rules SPEC states, checked from outside over REST and MCP. Each test failed on the old behaviour
  * (hasMore/nextCursor were inside `data`).
  */
-import { appTest, type AppContext } from '../helpers/app.js';
+import { appTest } from '../helpers/app.js';
 import { api } from '../helpers/server.js';
 import { connectModern } from '../helpers/mcp.js';
 
 const test = appTest();
-type Context = AppContext;
 
 const PAGED_SUMMARIES = [
   { path: '/customers/performance?market=sk&limit=1', tool: 'customers_performance', args: { market: 'sk', limit: 1 } },

@@ -82,6 +82,12 @@ export const customersList = defineCapability({
   params: z.object({ market, purchaseFrom: purchaseFrom.optional(), purchaseTo: purchaseTo.optional(), limit: limit.optional(), cursor: cursor.optional() }).strict(),
   result: directoryEntry,
   fieldScopes: directoryFieldScopes,
+  paramRules: [
+    { code: 'MISSING_PARAMETER', rule: '`purchaseTo` needs `purchaseFrom`.' },
+    { code: 'PERIOD_REVERSED', rule: '`purchaseFrom` must not be after `purchaseTo` (or today).' },
+    { code: 'PERIOD_TOO_LONG', rule: '`purchaseFrom`..`purchaseTo` spans at most 366 days.' },
+    { code: 'INVALID_PARAMETER', rule: '`purchaseFrom` and `purchaseTo` must be real calendar dates.' },
+  ],
   annotations: readOnly,
   handler: ({ params, ctx, page }) => {
     if (params.purchaseFrom === undefined && params.purchaseTo !== undefined) {
