@@ -59,8 +59,9 @@ test('When random shops, periods and page sizes are asked, then customers perfor
     const got = data.totals.revenueByCurrency.map((m: { currency: string; amount: string }) => `${m.currency} ${m.amount}`).sort();
     if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`${label}: revenue ${got} vs raw ${want}`);
     const pages = [data.customers];
-    if (data.nextCursor) {
-      const second = await get(t, `/customers/performance?market=${market}&from=${from}&to=${to}&limit=${limit}&cursor=${encodeURIComponent(data.nextCursor)}`);
+    const nextCursor = first.body.meta.nextCursor;
+    if (nextCursor) {
+      const second = await get(t, `/customers/performance?market=${market}&from=${from}&to=${to}&limit=${limit}&cursor=${encodeURIComponent(nextCursor)}`);
       pages.push(second.body.data.customers);
     }
     const seen = pages.flat().map((c: any) => `${c.customerKey} ${c.currency} ${c.ordersCount} ${c.revenue.amount} ${c.lifetimeOrdersCount} ${c.firstOrderAt} ${c.lastOrderAt}`);

@@ -212,7 +212,7 @@ test('When customers performance is read, then rows are pseudonymous, ranked by 
     rows.push(...res.body.data.customers);
     totals ??= res.body.data.totals;
     t.deepEqual(res.body.data.totals, totals, 'totals are over the whole filter on every page');
-    cursor = res.body.data.nextCursor;
+    cursor = res.body.meta.nextCursor;
   } while (cursor);
   const raw = await db.raw(`
     select customer_email_hash as key, count(*)::int as orders, sum(total_with_vat)::text as revenue
@@ -234,7 +234,7 @@ test('When customers performance is read, then rows are pseudonymous, ranked by 
   t.is(rows[0].customerKey, best.key.trim());
   const noScope = await issueKey(db, { scopes: ['customers:read', 'personal-data:read'] });
   t.is((await get(t, '/customers/performance?market=hu', noScope)).status, 403);
-  const other = await get(t, `/customers/performance?market=sk&cursor=${encodeURIComponent((await get(t, '/customers/performance?market=hu&limit=1')).body.data.nextCursor)}`);
+  const other = await get(t, `/customers/performance?market=sk&cursor=${encodeURIComponent((await get(t, '/customers/performance?market=hu&limit=1')).body.meta.nextCursor)}`);
   t.is(other.body.error.code, 'CURSOR_MISMATCH');
 });
 

@@ -68,7 +68,7 @@ test('When products of a period are read, then quantity, revenue and cost per pr
       t.is(res.status, 200, JSON.stringify(res.body));
       rows.push(...res.body.data.products);
       totals ??= res.body.data.totals;
-      cursor = res.body.data.nextCursor;
+      cursor = res.body.meta.nextCursor;
     } while (cursor);
     const want = await expected(t, market, from, to);
     t.is(rows.length, want.size, `${market}: one row per product`);

@@ -188,7 +188,7 @@ test('When order performance is paged, then each order is in EUR at its own rate
     seen.push(...res.body.data.orders);
     totals ??= res.body.data.totals;
     t.deepEqual(res.body.data.totals, totals);
-    cursor = res.body.data.nextCursor;
+    cursor = res.body.meta.nextCursor;
   } while (cursor);
   const raw = await rawSummary(t, 'pl', '2026-10-20', '2026-10-31');
   t.is(seen.length, raw.orders);

@@ -433,6 +433,10 @@ export const affiliateLinksGenerate = defineCapability({
     target: z.object({ type: z.enum(LINK_TARGETS), url: z.string().describe('Where the redirect forwards.') }),
     attribution: z.object({ windowDays: z.number().int(), how: z.string() }),
   }),
+  paramRules: [
+    { code: 'MISSING_PARAMETER', rule: '`target=product` needs `productCode`; `target=category` needs `categoryGuid`.' },
+    { code: 'INVALID_PARAMETER_COMBINATION', rule: '`productCode` and `categoryGuid` go only with their own `target`.' },
+  ],
   annotations: readOnly,
   handler: ({ params, ctx }) => generateLink(ctx.db, ctx.caller.account.id, ctx.shop!.id, params),
 });
