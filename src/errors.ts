@@ -52,6 +52,7 @@ export const errorCatalogue = {
   COUPON_CODE_TAKEN: { status: 409, description: 'The discount code already belongs to, or is reserved by an approved code request for, another affiliate partner in this shop (`details.partnerId`).' },
   PLATFORM_UNAVAILABLE: { status: 503, description: 'The shop\'s platform cannot be written from here: no adapter for it, the shop is not connected, or the platform does not support this change (`details.reason`).' },
   PLATFORM_UNSUPPORTED: { status: 422, description: 'The shop\'s platform does not take this kind of write (`details.platform`, `details.write`: coupons, product_texts, category_texts or availability); its adapter declares what it can do. Nothing was changed.' },
+  PLATFORM_CONNECTION_REFUSED: { status: 422, description: 'Connecting a shop: the platform\'s test connection failed (`details.reason`: credentials_rejected, unreachable or invalid); nothing was saved.' },
   // Affiliate writes (issue 13).
   FINANCIAL_SETTING_READ_ONLY: { status: 403, description: 'A financial affiliate setting (commissions, commission base, clicks, payouts, referrals) is never changed over MCP (`details.params`); a person changes it in the application. Nothing was changed.' },
   ALREADY_EXISTS: { status: 409, description: 'A record with this key exists already (`details.param`); change it with the matching update tool.' },
