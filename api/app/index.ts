@@ -27,6 +27,7 @@ import { accountInfoRoutes } from './pages/accountInfo.js';
 import { emailsRoutes } from './pages/emails.js';
 import { automationsRoutes } from './pages/automations.js';
 import { approvalsRoutes } from './pages/approvals.js';
+import { affiliateStaffRoutes } from './pages/affiliate/index.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -101,6 +102,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(emailsRoutes(deps));
   router.use(automationsRoutes(deps));
   router.use(approvalsRoutes(deps));
+  router.use(affiliateStaffRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

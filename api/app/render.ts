@@ -20,6 +20,7 @@ function navigation(state: AppState | undefined) {
     ...(hasPermission(person, 'proposals:approve') ? [{ href: '/app/approvals', label: 'Approvals' }, { href: '/app/content', label: 'Texts' }] : []),
     { href: '/app/connections', label: 'Connections' },
     { href: '/app/automations', label: 'Automations' },
+    { href: '/app/affiliate/commissions', label: 'Partner programme' },
     { href: '/app/notifications', label: 'Notifications' },
     ...(hasPermission(person, 'personal-data') ? [{ href: '/app/emails', label: 'E-mails' }] : []),
     { href: '/app/plan', label: 'Plan' },

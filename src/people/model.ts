@@ -6,6 +6,8 @@ export type Role = (typeof roles)[number];
 
 export const permissions = [
   'purchase-prices', 'personal-data', 'reports', 'webhooks:read', 'webhooks:manage', 'automations:edit', 'keys:manage', 'proposals:approve',
+  // Commission approval, payouts and the partner queue in the application (issue 24); never a scope of a key.
+  'affiliate:manage',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -37,16 +37,16 @@ export async function up(knex: Knex): Promise<void> {
     // A person's decision on a commission (manual-approval campaigns, or a rejection at any time before payout).
     t.text('manual_decision');
     t.text('manual_reason');
-    t.bigInteger('decided_by_person_id');
+    t.text('decided_by_person_id');
     t.timestamp('decided_at', { useTz: true });
   });
   await knex.raw(`alter table affiliate_conversions add constraint affiliate_conversions_manual_decision_check
     check (manual_decision is null or manual_decision in ('approved','rejected'))`);
 
   await knex.schema.alterTable('affiliate_payouts', (t) => {
-    t.bigInteger('confirmed_by_person_id');
+    t.text('confirmed_by_person_id');
     t.timestamp('confirmed_at', { useTz: true });
-    t.bigInteger('paid_by_person_id');
+    t.text('paid_by_person_id');
     t.text('payment_reference');
     t.text('drawn_up_by');
   });
