@@ -10,6 +10,8 @@ import { createOAuthRouter } from './oauth/router.js';
 import { createOAuthServers } from './oauth/provider.js';
 import { createHealthRouter } from './http/health.js';
 import { createMetricsRouter, type MetricsOptions } from './http/metrics.js';
+import { createTrackingRouter } from './portal/tracking.js';
+import crypto from 'node:crypto';
 
 /**
  * Everything the HTTP application needs; the composition root (src/entry/compose.ts) builds it. Without `platforms`
@@ -34,6 +36,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext);
   app.use(createHealthRouter(deps));
   app.use(createMetricsRouter(deps));
+  // Partner portals' tracked links and conversion beacon: public, for shoppers' browsers (issue 24).
+  let trackingKey: Buffer | null = null;
+  const hashKey = () => (trackingKey ??= crypto.createHmac('sha256', deps.application.secretsKey()).update('affiliate-tracking').digest());
+  app.use(createTrackingRouter({ db: deps.db, now: deps.now, hashKey }));
   app.use('/api/v1', createRestRouter(deps));
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));

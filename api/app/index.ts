@@ -31,6 +31,7 @@ import { approvalsRoutes } from './pages/approvals.js';
 import { customersRoutes } from './pages/customers.js';
 import { documentsRoutes } from './pages/documents.js';
 import { peopleRoutes } from './pages/people.js';
+import { affiliateStaffRoutes } from './pages/affiliate/index.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -116,6 +117,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(customersRoutes(deps));
   router.use(documentsRoutes(deps));
   router.use(peopleRoutes(deps));
+  router.use(affiliateStaffRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

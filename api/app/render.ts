@@ -28,6 +28,7 @@ function navigation(state: AppState | undefined, currentPath: string) {
     ...(mayReadWebhooks(person) ? [{ href: '/app/webhooks', label: 'Webhook endpoints' }] : []),
     { href: '/app/connections', label: 'Connections' },
     { href: '/app/automations', label: 'Automations' },
+    { href: '/app/affiliate/commissions', label: 'Partner programme' },
     { href: '/app/notifications', label: 'Notifications' },
     ...(hasPermission(person, 'personal-data') ? [{ href: '/app/emails', label: 'E-mails' }] : []),
     ...(person.role === 'owner' ? [{ href: '/app/people', label: 'People' }] : []),

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { AreaRecords, PlatformOrder, ShopPlatformAdapter, SyncArea } from '../platforms/types.js';
 import type { SyncShop } from '../sync/shops.js';
-import { refreshCommissionStates, settlePayouts, settleShopAffiliate } from './attribution.js';
+import { refreshCommissionStates, settleShopAffiliate } from './attribution.js';
 import { knexRunner } from './sql.js';
 
 /** The areas whose changes move conversions or their commission states. */
@@ -20,7 +20,6 @@ export async function affiliateAfterBatch(trx: Knex.Transaction, adapter: ShopPl
     if (!programme) return;
     const orderCodes = (records as Array<{ orderCode?: string | null }>).map((r) => r.orderCode).filter((c): c is string => typeof c === 'string');
     await refreshCommissionStates(run, shop.id, until, orderCodes);
-    await settlePayouts(run, ref, until);
     return;
   }
   const orders = records as PlatformOrder[];

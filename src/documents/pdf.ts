@@ -89,7 +89,7 @@ const require = createRequire(import.meta.url);
 let fonts: { regular: Buffer; bold: Buffer } | null = null;
 
 /** The embedded fonts, read once per process. */
-function loadFonts(): { regular: Buffer; bold: Buffer } {
+export function loadFonts(): { regular: Buffer; bold: Buffer } {
   fonts ??= {
     regular: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
     bold: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),

@@ -9,6 +9,7 @@ import { takeOverShutdownSignals } from '../infra/embeddedPostgres.js';
 import { ensurePostgres, ensureTemporal } from '../runtime.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
+import { ensureAffiliatePayoutSchedule } from '../temporal/affiliate.js';
 import { ensureAutomationWorkflows } from '../temporal/automations.js';
 import { reconcileProposalWorkflows, startProposalReconciler } from '../temporal/proposals.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
@@ -57,6 +58,8 @@ async function main(): Promise<void> {
     await ensureWebhookWorkflows(client);
     // The automation consumer (its own outbox position; idempotent to start).
     await ensureAutomationWorkflows(client);
+    // The monthly Schedule that drafts the affiliate payouts for a person to confirm (idempotent to create).
+    await ensureAffiliatePayoutSchedule(client);
     // Proposals stored without a workflow (a stop between the insert and the start) get theirs now (idempotent).
     await reconcileProposalWorkflows(db, client, TASK_QUEUE, new Date(), 0);
 

@@ -4,6 +4,7 @@ import { startLogSummary } from '../logSummary.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
 import { ensureAutomationWorkflows } from '../temporal/automations.js';
+import { ensureAffiliatePayoutSchedule } from '../temporal/affiliate.js';
 import { reconcileProposalWorkflows } from '../temporal/proposals.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { startEmailSender } from '../email/sender.js';
@@ -25,6 +26,8 @@ const client = await service.temporal.client();
 await ensureWebhookWorkflows(client);
 // And the automation consumer (idempotent; one runs per task queue).
 await ensureAutomationWorkflows(client);
+// And the monthly Schedule that drafts the affiliate payouts (idempotent).
+await ensureAffiliatePayoutSchedule(client);
 // Proposals stored without a workflow (a stop between the insert and the start) get theirs now (idempotent).
 await reconcileProposalWorkflows(db, client, TASK_QUEUE, new Date(), 0);
 // And one sync Schedule per live shop, kept in step with the shops (idempotent).

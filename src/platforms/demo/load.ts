@@ -32,7 +32,7 @@ import { searchConsoleDayRows } from '../../sync/apply/searchConsoleRows.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
-import { settleShopAffiliate } from '../../affiliate/attribution.js';
+import { settlePayouts, settleShopAffiliate } from '../../affiliate/attribution.js';
 import { seedDemoAffiliateShop } from './seeders/affiliateProgramme.js';
 import { pgRunner } from '../../affiliate/sql.js';
 import { seedDemoSuppliers } from './seeders/suppliers.js';
@@ -435,6 +435,8 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     });
     await conn.query('analyze affiliate_conversions');
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
+    // The loaded history's months were paid out as if a person had run them (live months wait for a person).
+    await settlePayouts(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
     await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
     // Rollups of the loaded history, in the same transaction as its rows.
     const run = async (text: string, values: unknown[]) => (await conn.query(text, values)).rows;
