@@ -58,7 +58,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       // Heartbeats also while a resumed read regenerates the part it has already applied (no batch for a while).
       const timer = setInterval(() => context.heartbeat(progress), HEARTBEAT_EVERY_MS);
       try {
-        return await syncArea(deps.db, adapterOf(shop.platform), shop, input.area, new Date(input.until), {
+        const result = await syncArea(deps.db, adapterOf(shop.platform), shop, input.area, new Date(input.until), {
           batchSize: input.batchSize,
           signal: context.cancellationSignal,
           onBatch: (p) => {
@@ -67,6 +67,14 @@ export function createSyncActivities(deps: SyncActivityDeps) {
           },
           beforeCommit: deps.beforeSyncCommit,
         });
+        return result;
+      } catch (error) {
+        // The shop's sync state says why (REST /stores, the application) while Temporal retries the attempt.
+        const reason = `${input.area}: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+        await deps.db('shops').where({ id: input.shopId })
+          .update({ sync_error: reason, sync_error_at: deps.db.raw('coalesce(sync_error_at, now())') })
+          .catch(() => undefined);
+        throw error;
       } finally {
         clearInterval(timer);
       }
@@ -74,8 +82,10 @@ export function createSyncActivities(deps: SyncActivityDeps) {
 
     /** Records that the shop's data is current up to `until`. */
     async completeShopSync(input: { shopId: string; until: string }): Promise<void> {
-      await deps.db('shops').where({ id: input.shopId })
-        .update({ last_synced_at: deps.db.raw('greatest(coalesce(last_synced_at, ?::timestamptz), ?::timestamptz)', [input.until, input.until]) });
+      await deps.db('shops').where({ id: input.shopId }).update({
+        last_synced_at: deps.db.raw('greatest(coalesce(last_synced_at, ?::timestamptz), ?::timestamptz)', [input.until, input.until]),
+        sync_error: null, sync_error_at: null,
+      });
     },
 
     /** Makes the sync Schedules follow the shops: one per live shop, none for removed shops (this worker's task queue). */

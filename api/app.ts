@@ -9,6 +9,7 @@ import { APP_PATH, createApplicationRouter, ownOrigin, type ApplicationOptions }
 import { createOAuthRouter } from './oauth/router.js';
 import { createOAuthServers } from './oauth/provider.js';
 import { createHealthRouter } from './http/health.js';
+import { createMedusaEventsRouter, MEDUSA_EVENTS_PATH } from './http/medusaEvents.js';
 
 /**
  * Everything the HTTP application needs; the composition root (src/entry/compose.ts) builds it. Without `platforms`
@@ -28,6 +29,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestContext);
   app.use(createHealthRouter(deps));
+  // Before the REST router, which answers only GET: Medusa forwarders POST here with their own signature, no key.
+  app.use(MEDUSA_EVENTS_PATH, createMedusaEventsRouter({ db: deps.db, now: deps.now, secretsKey: deps.application.secretsKey, temporal: deps.temporal }));
   app.use('/api/v1', createRestRouter(deps));
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));

@@ -4,7 +4,7 @@
  * real platform maps its API into them. The `demo` platform is the one that ships.
  */
 import type {
-  GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
+  GeneratedCategory, GeneratedProduct, GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
   GeneratedStockItem, GeneratedStockMovement, GeneratedCoupon,
 } from './demo/types.js';
 import type { GeneratedCompanyCost } from './demo/companyCosts.js';
@@ -16,7 +16,7 @@ import type {
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = [
-  'orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue', 'web_analytics', 'coupons',
+  'products', 'orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue', 'web_analytics', 'coupons',
   'search_console_data',
 ] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
@@ -65,14 +65,27 @@ export type PlatformWebAnalytics =
 /** A coupon as the shop stores it (issue 10); fixed amounts in the shop currency. */
 export type PlatformCoupon = Omit<GeneratedCoupon, 'partnerIndex'> & { partnerIndex: number | null };
 
+/** A product category as the shop has it. */
+export type PlatformCategory = GeneratedCategory;
+/** A sellable product (for platforms with variants: one variant) with its price in the shop currency. */
+export type PlatformProduct = GeneratedProduct;
+
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
+  /**
+   * Categories and products that changed (platforms whose catalogue changes after the shop is connected; the demo
+   * loads its catalogue with its history and reads nothing here).
+   */
+  products: { kind: 'category'; category: PlatformCategory } | { kind: 'product'; product: PlatformProduct };
   orders: PlatformOrder;
   documents: PlatformDocument;
   shipments: PlatformShipment;
   claims: PlatformClaim;
-  /** Movements first, then the items' current figures. */
-  stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
+  /**
+   * Movements first, then the items' current figures. A platform that reports no movements (Medusa) sets `announce` on
+   * an item: when its figures changed, the change is one `inventory.stock_changed` of that kind at the item's `updatedAt`.
+   */
+  stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem; announce?: string };
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
   company_costs: PlatformCompanyCost;

@@ -17,6 +17,7 @@ import * as m015 from './015_coupon_confirmations.js';
 import * as m016 from './016_email_outbox_affiliate_writes.js';
 import * as m018 from './018_shipping_rollups.js';
 import * as m019 from './019_webhook_due_retries.js';
+import * as m070 from './070_medusa.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -37,4 +38,5 @@ export const migrations = [
   { name: '016_email_outbox_affiliate_writes', ...m016 },
   { name: '018_shipping_rollups', ...m018 },
   { name: '019_webhook_due_retries', ...m019 },
+  { name: '070_medusa', ...m070 },
 ];

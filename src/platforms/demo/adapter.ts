@@ -110,7 +110,8 @@ function sanitizeMarkup(text: string): string {
 
 export class DemoPlatform implements ShopPlatformAdapter {
   readonly platform = 'demo';
-  readonly areas = SYNC_AREAS;
+  // The demo's catalogue is loaded with its history and never changes, so it has no `products` changes to read.
+  readonly areas: readonly SyncArea[] = SYNC_AREAS.filter((a) => a !== 'products');
   private readonly models = new Map<string, ShopModel>();
   private readonly clockSpeed: number;
   private readonly wallClock: () => Date;
@@ -163,7 +164,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     const model = this.model(shop);
     const sinceMs = request.since ? request.since.getTime() : null;
     const untilMs = request.until.getTime();
-    if (sinceMs !== null && sinceMs >= untilMs) return;
+    if ((sinceMs !== null && sinceMs >= untilMs) || area === 'products') return;
     const resume = parsePosition(request.resume);
     let source: AsyncGenerator<ChangeBatch<SyncArea>>;
     if (area === 'stock') source = this.stockChanges(model, sinceMs, untilMs, resume, request.limit);
