@@ -15,7 +15,7 @@ import { createWorker, lazyTemporalAccess } from '../../src/entry/compose.js';
 import { connectMedusaShop, MedusaConnectionRefused } from '../../src/platforms/medusa/connection.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { ShopPlatformAdapter } from '../../src/platforms/types.js';
-import { syncArea } from '../../src/sync/runner.js';
+import { CheckpointMovedError, syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
 import { decideProposal } from '../../src/temporal/proposals.js';
@@ -95,7 +95,18 @@ async function syncNow(t: { context: Context }) {
   const shop = (await findSyncShop(db, 'demo', SHOP))!;
   const until = t.context.adapter.now(shop);
   const results = [];
-  for (const area of t.context.adapter.areas) results.push(await syncArea(db, t.context.adapter, shop, area, until, { batchSize: 50 }));
+  for (const area of t.context.adapter.areas) {
+    // A forwarded event's sync on the worker may hold the same checkpoint: retried, as Temporal retries the activity.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        results.push(await syncArea(db, t.context.adapter, shop, area, until, { batchSize: 50 }));
+        break;
+      } catch (error) {
+        if (!(error instanceof CheckpointMovedError) || attempt === 10) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
   return results;
 }
 
@@ -142,14 +153,14 @@ test.serial('When the shop is synced, then REST orders equal Medusa\'s orders fi
     const o = res.body.data;
     t.is(o.code, String(m.display_id));
     t.is(o.currency, m.currency_code.toUpperCase());
-    t.is(o.totalWithVat, money(m.total));
+    t.deepEqual(o.totalWithVat, { amount: money(m.total), currency: m.currency_code.toUpperCase() });
     t.is(o.paid, seeded.captured);
     t.is(o.paidAt, seeded.captured ? m.payment_collections![0].payments[0].captured_at : null);
     t.is(o.createdAt, new Date((m as any).created_at).toISOString());
     t.is(o.customer.email, m.email);
     t.is(o.customerEmailHash, crypto.createHash('sha256').update(m.email.trim().toLowerCase()).digest('hex'));
     t.deepEqual(
-      o.items.map((i: any) => ({ code: i.productCode, quantity: Number(i.quantity), price: i.unitPriceWithVat })).sort((a: any, b: any) => a.code.localeCompare(b.code)),
+      o.items.map((i: any) => ({ code: i.productCode, quantity: Number(i.quantity), price: i.unitPriceWithVat.amount })).sort((a: any, b: any) => a.code.localeCompare(b.code)),
       m.items!.map((i) => ({ code: i.variant_sku, quantity: i.quantity, price: money(i.unit_price) })).sort((a, b) => a.code.localeCompare(b.code)),
     );
     // Status from Medusa's fulfilment state: the first order is shipped, the others are new (spec literal ids 3 and 1).
@@ -157,7 +168,7 @@ test.serial('When the shop is synced, then REST orders equal Medusa\'s orders fi
   }
   // The seed's literal figures (MEDUSA_SEED): 2 × 249 + 159 + 120 shipping = 777 CZK; 12.5 + 5 = 17.5 EUR; 3 × 339 + 120 = 1137 CZK.
   const list = (await rest(t, `/orders?market=${SHOP}&limit=10`)).body.data;
-  t.deepEqual(list.items.map((o: any) => o.totalWithVat).sort(), ['1137.00', '17.50', '777.00']);
+  t.deepEqual(list.map((o: any) => o.totalWithVat.amount).sort(), ['1137.00', '17.50', '777.00']);
   // A backfill is history: nothing was announced.
   t.deepEqual(await outbox(t), []);
 });
@@ -172,7 +183,7 @@ test.serial('When the shop is synced, then products, categories, stock, shipment
       const p = res.body.data;
       t.is(p.code, v.sku);
       t.is(p.name, v.title);
-      t.is(p.priceWithVat, money(v.prices.find((pr: any) => pr.currency_code === 'czk').amount));
+      t.is(p.priceWithVat.amount, money(v.prices.find((pr: any) => pr.currency_code === 'czk').amount));
       t.is(p.category?.guid, m.categories[0].id);
       t.is(p.category?.name, m.categories[0].name);
       t.true(p.active);
@@ -201,15 +212,16 @@ test.serial('When the shop is synced, then products, categories, stock, shipment
   t.is(capabilities.status, 200);
   const availabilities = await rest(t, `/availabilities?market=${SHOP}`);
   t.is(availabilities.status, 200, JSON.stringify(availabilities.body));
-  t.like(availabilities.body.data, { manageable: false, reason: 'PLATFORMA' });
+  t.like(availabilities.body.meta, { manageable: false, reason: 'PLATFORMA' });
+  t.deepEqual(availabilities.body.data, []);
 });
 
 test.serial('When an MCP client lists the Medusa shop\'s orders, then it gets what REST gets', async (t) => {
   const result = await t.context.mcp.callTool({ name: 'orders_list', arguments: { market: SHOP, limit: 10 } });
   const data = (result as any).structuredContent.data;
   const viaRest = (await rest(t, `/orders?market=${SHOP}&limit=10`)).body.data;
-  t.deepEqual(data.items, viaRest.items);
-  t.is(data.items.length, 3);
+  t.deepEqual(data, viaRest);
+  t.is(viaRest.length, 3);
 });
 
 test.serial('When a price, a capture, a stock level and a new order change in Medusa, then each reaches the service and its outbox', async (t) => {
@@ -223,12 +235,12 @@ test.serial('When a price, a capture, a stock level and a new order change in Me
   const fresh = await placeOrder(medusa, seed, { customer: 1, currency: 'czk', lines: [{ variantId: tea100.id, quantity: 2 }] });
   await syncNow(t);
 
-  t.is((await rest(t, `/products/${tea100.sku}?market=${SHOP}`)).body.data.priceWithVat, '179.00');
+  t.is((await rest(t, `/products/${tea100.sku}?market=${SHOP}`)).body.data.priceWithVat.amount, '179.00');
   const paid = (await rest(t, `/orders/${authorised.displayId}?market=${SHOP}`)).body.data;
   t.true(paid.paid);
   t.like((await rest(t, `/inventory/stock?market=${SHOP}&code=${mugL.sku}`)).body.data, { physical: '99.000' });
   const created = (await rest(t, `/orders/${fresh.display_id}?market=${SHOP}`)).body.data;
-  t.is(created.totalWithVat, money(2 * 179 + 120));
+  t.is(created.totalWithVat.amount, money(2 * 179 + 120));
 
   const events = await outbox(t);
   const of = (type: string) => events.filter((e) => e.event_type === type);
@@ -310,7 +322,7 @@ test.serial('When a coupon is written and a text proposal approved, then Medusa 
 
 test.serial('When an account has a demo shop and a Medusa shop, then the stores and the per-shop reports answer for both', async (t) => {
   const stores = (await rest(t, '/stores')).body.data;
-  const platforms = new Map(stores.items.map((s: any) => [s.code, s.platform]));
+  const platforms = new Map(stores.map((s: any) => [s.code, s.platform]));
   t.is(platforms.get(SHOP), 'medusa');
   t.is(platforms.get('sk'), 'demo');
   for (const market of [SHOP, 'sk']) {
@@ -334,14 +346,14 @@ test.serial('When Medusa is down during a sync, then the Temporal run retries an
     taskQueue: t.context.temporal.taskQueue!, workflowId: `medusa-down-${crypto.randomBytes(4).toString('hex')}`, args: [{ accountCode: 'demo', shopCode: SHOP }],
   });
   await waitUntil(async () => (await db('shops').where({ id: shop.id }).first('sync_error')).sync_error !== null, 60_000);
-  const store = (await rest(t, '/stores')).body.data.items.find((s: any) => s.code === SHOP);
+  const store = (await rest(t, '/stores')).body.data.find((s: any) => s.code === SHOP);
   t.regex(store.sync.error, /^products: Medusa unreachable/);
   t.truthy(store.sync.failingSince);
   t.is((await handle.describe()).status.name, 'RUNNING', 'the run is retrying, not failed');
 
   await db('shop_platform_settings').where({ shop_id: shop.id }).update({ settings: JSON.stringify(settings) });
   await handle.result();
-  const after = (await rest(t, '/stores')).body.data.items.find((s: any) => s.code === SHOP);
+  const after = (await rest(t, '/stores')).body.data.find((s: any) => s.code === SHOP);
   t.is(after.sync.error, null);
   t.is(after.sync.failingSince, null);
 });

@@ -84,8 +84,10 @@ export class MedusaAdminClient {
   async *list<T>(resource: string, key: string, query: Record<string, string | string[]>): AsyncGenerator<T[]> {
     for (let offset = 0; ; offset += PAGE) {
       const params = new URLSearchParams();
+      // An array goes as `name[]=…` each: Medusa reads a single `name=…` as a string and refuses it where it wants an array.
       for (const [name, value] of Object.entries(query)) {
-        for (const v of Array.isArray(value) ? value : [value]) params.append(name, v);
+        if (Array.isArray(value)) for (const v of value) params.append(`${name}[]`, v);
+        else params.append(name, value);
       }
       params.set('limit', String(PAGE));
       params.set('offset', String(offset));
