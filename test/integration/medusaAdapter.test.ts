@@ -218,7 +218,7 @@ test.serial('When the shop is synced, then products, categories, stock, shipment
 
 test.serial('When an MCP client lists the Medusa shop\'s orders, then it gets what REST gets', async (t) => {
   const result = await t.context.mcp.callTool({ name: 'orders_list', arguments: { market: SHOP, limit: 10 } });
-  const data = (result as any).structuredContent.data;
+  const data = (result as any).structuredContent.items;
   const viaRest = (await rest(t, `/orders?market=${SHOP}&limit=10`)).body.data;
   t.deepEqual(data, viaRest);
   t.is(viaRest.length, 3);
