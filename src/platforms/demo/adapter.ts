@@ -110,8 +110,8 @@ function sanitizeMarkup(text: string): string {
 
 export class DemoPlatform implements ShopPlatformAdapter {
   readonly platform = 'demo';
-  // The demo's catalogue is loaded with its history and never changes, so it has no `products` changes to read.
-  readonly areas: readonly SyncArea[] = SYNC_AREAS.filter((a) => a !== 'products');
+  // Every area; `products` reads nothing: the demo's catalogue is loaded with its history and never changes.
+  readonly areas = SYNC_AREAS;
   private readonly models = new Map<string, ShopModel>();
   private readonly clockSpeed: number;
   private readonly wallClock: () => Date;
