@@ -24,7 +24,7 @@ const storeSchema = z.object({
 export const storesList = defineCapability({
   name: 'stores.list',
   summary: 'The client\'s shops with their code.',
-  description: 'Returns every shop of the account this credential may see, with the shop code to pass as `market`, currency, country, language and time zone. Call this first to learn the shop codes.',
+  description: 'Returns every shop of the account this credential may see, with the shop code to pass as `market`, platform, currency, country, language, time zone and sync state (last complete sync, and why the latest attempt failed). Call this first to learn the shop codes.',
   path: '/stores',
   scope: 'stores:read',
   mcpTool: 'stores_list',
