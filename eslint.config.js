@@ -13,6 +13,12 @@ const ioLibraries = ['knex', 'pg', 'objection', 'undici', 'pino'];
 const workflowMessage =
   'Workflow code must be deterministic: do I/O only through activities (proxyActivities), never import Node built-ins or I/O libraries.';
 
+// The demo platform is one adapter (ground rule 3): only it, the platform registry that wires adapters, tests and
+// benchmarks import it; everything else speaks the domain (src/records) and the port (src/platforms/types.ts).
+const demoMessage =
+  'Only src/platforms/demo, the platform registry (src/platforms/registry.ts, capabilities.ts), tests and benchmarks import the demo platform; use src/records and the port (src/platforms/types.ts).';
+const demoPattern = { group: ['**/platforms/demo', '**/platforms/demo/**'], message: demoMessage };
+
 export default defineConfig(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'data/**'] },
   js.configs.recommended,
@@ -38,8 +44,14 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // Same idea as temporalio/samples-typescript .shared/.eslintrc.js: the sandbox replays workflows.
-    files: ['workflows/**/*.ts'],
+    files: ['**/*.ts'],
+    ignores: ['src/platforms/demo/**', 'src/platforms/registry.ts', 'src/platforms/capabilities.ts', 'test/**', 'bench/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [demoPattern] }] },
+  },
+  {
+    // Same idea as temporalio/samples-typescript .shared/.eslintrc.js: the sandbox replays workflows. The domain's
+    // records are pure for the same reason: workflows import them.
+    files: ['workflows/**/*.ts', 'src/records/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -48,6 +60,8 @@ export default defineConfig(
           patterns: [
             // Subpaths too: `fs/promises`, `pino/file`, ...
             { group: ['node:*', ...[...nodeBuiltins, ...ioLibraries].map((name) => `${name}/*`)], message: workflowMessage },
+            // This block replaces the one above for workflows, so it repeats the demo rule.
+            demoPattern,
           ],
         },
       ],

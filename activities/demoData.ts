@@ -1,8 +1,8 @@
-/** Activities that load the demo platform's data (D20); thin, idempotent wrappers over src/platforms/demo/load.ts. */
+/** Activities that load the demo platform's data (D20); thin, idempotent wrappers over the demo's loader (src/platforms/demo/load.ts, reached through the platform registry). */
 import type { Db } from '../src/db/knex.js';
 import {
   analyzeLoadedTables, DEMO_ACCOUNTS, demoAccountSpec, ensureDemoAccount, loadShopData, type ShopDataCounts,
-} from '../src/platforms/demo/load.js';
+} from '../src/platforms/registry.js';
 
 export interface EnsureDemoAccountsInput {
   /** Account codes to create (default: `demo` and `acme`); `bench` is allowed too. */

@@ -6,11 +6,15 @@ import { SYNC_AREAS, type SyncArea } from '../src/platforms/types.js';
 import { syncArea, type AreaSyncOptions, type AreaSyncResult } from '../src/sync/runner.js';
 import { reconcileSyncSchedules, type ReconcileResult } from '../src/sync/schedules.js';
 import { findSyncShop, getSyncShop } from '../src/sync/shops.js';
+import { loadShopCredentials } from '../src/setup/credentials.js';
+import type { SecretKeys } from '../src/webhooks/secrets.js';
 
 export interface SyncActivityDeps {
   db: Db;
   /** The shop platforms' adapters (the composition root's). */
   platforms: PlatformRegistry;
+  /** SECRETS_KEY (and the previous one): the shop's platform credentials are decrypted with it for the run. */
+  secretKeys?: SecretKeys;
   /** A test seam: runs inside every batch transaction just before commit. */
   beforeSyncCommit?: AreaSyncOptions['beforeCommit'];
 }
@@ -47,12 +51,14 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const adapter = platforms.get(shop.platform);
       if (!adapter) return { skipped: true, reason: `no adapter for platform ${shop.platform}` };
       const until = input.until ?? adapter.now(shop).toISOString();
-      return { skipped: false, shopId: shop.id, until, areas: SYNC_AREAS.filter((a) => adapter.areas.includes(a)) };
+      return { skipped: false, shopId: shop.id, until, areas: SYNC_AREAS.filter((a) => adapter.capabilities.areas.includes(a)) };
     },
 
     /** Pulls one data area up to `until`, one transaction per batch; heartbeats so a dead worker's attempt is retried soon. */
     async syncShopArea(input: SyncAreaInput): Promise<AreaSyncResult> {
       const shop = await getSyncShop(deps.db, input.shopId);
+      // The platform's secret keys (e.g. Medusa's API key), in this activity's memory only, never logged or returned.
+      if (deps.secretKeys) shop.credentials = await loadShopCredentials(deps.db, deps.secretKeys, shop.id);
       const context = Context.current();
       let progress: AreaSyncResult | null = null;
       // Heartbeats also while a resumed read regenerates the part it has already applied (no batch for a while).

@@ -34,7 +34,7 @@ const log = logger.child({ component: 'webhooks' });
 
 /** Builds the webhook activities bound to their dependencies. */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
-  const temporal = () => webhookWorkflowsClient(Context.current().client, Context.current().info.taskQueue, deps.webhooks.retryScheduleMs);
+  const temporal = () => webhookWorkflowsClient(Context.current().client, Context.current().info.taskQueue, deps.webhooks.retryScheduleMs, { searchAttributes: deps.webhooks.searchAttributes });
 
   return {
     /** Makes one attempt of a delivery (or reports why not: done, held); idempotent per attempt number. */
@@ -138,10 +138,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             totals.sent = sender.totals.sent;
             failures = 0;
             if (dispatched.events === 0 && taken === 0) {
-              // Asleep until NOTIFY, a finished request, the safety net, or the next retry falling due (T10).
-              const idleMs = deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS;
-              const dueAt = await sender.nextDueAt();
-              await work.wait(dueAt === null ? idleMs : Math.max(0, Math.min(idleMs, dueAt - Date.now())));
+              // Asleep until NOTIFY, a finished request or the safety net (retries are their workflows' timers, W3).
+              await work.wait(deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS);
             }
           } catch (error) {
             // Postgres unreachable for a moment: deliveries stay in Postgres; try again with back-off.

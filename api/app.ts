@@ -10,6 +10,9 @@ import { createOAuthRouter } from './oauth/router.js';
 import { createOAuthServers } from './oauth/provider.js';
 import { createHealthRouter } from './http/health.js';
 import { createMedusaEventsRouter, MEDUSA_EVENTS_PATH } from './http/medusaEvents.js';
+import { createMetricsRouter, type MetricsOptions } from './http/metrics.js';
+import { createTrackingRouter } from './portal/tracking.js';
+import crypto from 'node:crypto';
 
 /**
  * Everything the HTTP application needs; the composition root (src/entry/compose.ts) builds it. Without `platforms`
@@ -20,6 +23,8 @@ export interface AppDeps extends RunDeps {
   mcp: McpOptions;
   /** The application's options (secrets key, webhook address rules, PUBLIC_BASE_URL). */
   application: ApplicationOptions;
+  /** Who may read /metrics (open when absent: development and tests). */
+  metrics?: MetricsOptions;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -27,17 +32,24 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // S2: X-Forwarded-* are believed only from the proxies TRUST_PROXY names (req.ip, req.protocol, req.secure follow).
+  app.set('trust proxy', deps.application.trustProxy ?? false);
   app.use(requestContext);
   app.use(createHealthRouter(deps));
   // Before the REST router, which answers only GET: Medusa forwarders POST here with their own signature, no key.
   app.use(MEDUSA_EVENTS_PATH, createMedusaEventsRouter({ db: deps.db, now: deps.now, secretsKey: deps.application.secretsKey, temporal: deps.temporal }));
+  app.use(createMetricsRouter(deps));
+  // Partner portals' tracked links and conversion beacon: public, for shoppers' browsers (issue 24).
+  let trackingKey: Buffer | null = null;
+  const hashKey = () => (trackingKey ??= crypto.createHmac('sha256', deps.application.secretsKey()).update('affiliate-tracking').digest());
+  app.use(createTrackingRouter({ db: deps.db, now: deps.now, hashKey }));
   app.use('/api/v1', createRestRouter(deps));
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));
   const application = deps.application;
-  const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, fetch: application.oauthFetch });
-  app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req)));
-  app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));
+  const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, trustProxy: Boolean(application.trustProxy), fetch: application.oauthFetch });
+  app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req), { registrationsPerMinute: application.registrationsPerMinute }));
+  app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, cursorSecret: deps.cursorSecret, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));
   app.use(errorHandler);
   return app;
 }

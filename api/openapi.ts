@@ -1,17 +1,13 @@
 /** The OpenAPI 3.1 document, generated from the capability registry and the error module. */
-import { z } from 'zod';
+import { paramsJsonSchema, rulesNotInSchema, zodJsonSchema, type JsonSchema } from '../src/capabilities/jsonSchema.js';
 import { restCapabilities } from '../src/capabilities/registry.js';
 import { isListKind } from '../src/capabilities/run.js';
 import type { RestCapability } from '../src/capabilities/types.js';
 import { errorCatalogue, errorCodes } from '../src/errors.js';
 import { allScopes } from '../src/auth/scopes.js';
 
-type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
-  return rest;
-}
+const jsonSchema = zodJsonSchema;
 
 const periodSchema = {
   type: 'object',
@@ -52,7 +48,8 @@ const errorResponses = Object.fromEntries(
 );
 
 function operation(capability: RestCapability) {
-  const params = jsonSchema(capability.params, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  // The same schema the runner validates with, plus the bounds the runner adds (limit per kind, required period).
+  const params = paramsJsonSchema(capability) as { properties?: Record<string, JsonSchema>; required?: string[] };
   const required = new Set(params.required ?? []);
   const parameters = Object.entries(params.properties ?? {}).map(([name, schema]) => {
     const inPath = capability.path.includes(`{${name}}`);
@@ -62,11 +59,14 @@ function operation(capability: RestCapability) {
   const result = jsonSchema(capability.result, 'output');
   const list = isListKind(capability);
   const extraScopes = capability.fieldScopes ? [...new Set(Object.values(capability.fieldScopes))] : [];
+  const rules = rulesNotInSchema(capability);
+  const rulesText = rules.length ? `\n\nRules the parameter schemas cannot express (refused with 400 and the code named):\n${rules.map((r) => `- \`${r.code}\`: ${r.rule}`).join('\n')}` : '';
   return {
     get: {
       operationId: capability.name,
       summary: capability.summary,
-      description: capability.description + (extraScopes.length ? `\n\nFields needing extra scopes are absent without them: ${Object.entries(capability.fieldScopes!).map(([p, s]) => `\`${p}\` (${s})`).join(', ')}.` : ''),
+      description: capability.description + (extraScopes.length ? `\n\nFields needing extra scopes are absent without them: ${Object.entries(capability.fieldScopes!).map(([p, s]) => `\`${p}\` (${s})`).join(', ')}.` : '') + rulesText,
+      'x-rules-not-in-schema': [...new Set(rules.map((r) => r.code))],
       tags: [capability.name.split('.')[0]],
       security: [{ bearerAuth: [capability.scope] }],
       'x-required-scope': capability.scope,

@@ -9,6 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app.js';
 import { createAccessKey } from '../src/auth/keys.js';
+import { allScopes } from '../src/auth/scopes.js';
 import { loadConfig } from '../src/config/index.js';
 import { migrateLatest } from '../src/db/knex.js';
 import { compose, temporalAddressOf } from '../src/entry/compose.js';
@@ -41,6 +42,9 @@ async function main() {
   }
   const account = (await findAccountByCode(db, 'demo'))!;
   const { key } = await createAccessKey(db, { accountId: account.id, name: 'bench-mcp', scopes: ['orders:read'], interfaces: ['rest', 'mcp'], shopCodes: null, expiresAt: null, createdBy: 'bench' });
+  // Issue 26.6: the size of tools/list for a key with every scope (write tools included) and for a read-only one.
+  const { key: fullKey } = await createAccessKey(db, { accountId: account.id, name: 'bench-mcp', scopes: [...allScopes], interfaces: ['mcp'], shopCodes: null, expiresAt: null, createdBy: 'bench', writeMode: 'autonomous' });
+  const { key: readOnlyKey } = await createAccessKey(db, { accountId: account.id, name: 'bench-mcp', scopes: [...allScopes], interfaces: ['mcp'], shopCodes: null, expiresAt: null, createdBy: 'bench', writeMode: 'read_only' });
 
   const app = createApp(service.app);
   const server = createHttpServer(app);
@@ -80,6 +84,21 @@ async function main() {
     return body.result.structuredContent!.items;
   };
 
+  /** tools/list as a 2026-07-28 client gets it: bytes as sent, and the model-visible part (name, description, inputSchema). */
+  const toolListSize = async (listKey: string) => {
+    const { 'Mcp-Name': _name, ...listHeaders } = modernHeaders;
+    const res = await fetch(`${base}/api/mcp`, {
+      method: 'POST',
+      headers: { ...listHeaders, Authorization: `Bearer ${listKey}`, 'Mcp-Method': 'tools/list' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/list', params: { _meta: JSON.parse(modernBody()).params._meta } }),
+    });
+    const text = await res.text();
+    const tools = (JSON.parse(text) as { result: { tools: Array<{ name: string; description?: string; inputSchema: unknown }> } }).result.tools;
+    const modelVisible = tools.reduce((sum, tool) => sum + Buffer.byteLength(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })), 0);
+    return { tools: tools.length, whole: Buffer.byteLength(text), modelVisible };
+  };
+  const listSizes = [['full key (every scope, autonomous)', await toolListSize(fullKey)], ['read-only key (every scope, read_only)', await toolListSize(readOnlyKey)]] as const;
+
   // The same business data, or the comparison means nothing.
   const [restData, mcpData, legacyData] = [await rest(), await mcp(), await mcpLegacy()];
   if (JSON.stringify(restData) !== JSON.stringify(mcpData) || JSON.stringify(restData) !== JSON.stringify(legacyData)) throw new Error('MCP and REST returned different data');
@@ -110,6 +129,8 @@ async function main() {
     `  ${'series'.padEnd(30)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'p50 ratio'.padStart(10)} ${'p99 ratio'.padStart(10)}`,
     ...stats.map((s) => `  ${s.name.padEnd(30)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${(s.p50 / restStats.p50).toFixed(2).padStart(9)}x ${(s.p99 / restStats.p99).toFixed(2).padStart(9)}x`),
     '  (ratio = series / REST)',
+    'tools/list (2026-07-28), bytes:',
+    ...listSizes.map(([label, size]) => `  ${label.padEnd(40)} ${String(size.tools).padStart(3)} tools  model-visible ${String(size.modelVisible).padStart(7)}  whole ${String(size.whole).padStart(7)}`),
   ];
   process.stdout.write(lines.join('\n') + '\n');
 

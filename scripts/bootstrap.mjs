@@ -123,6 +123,21 @@ if (process.argv.includes('--test-tools')) {
   }
 }
 
+// b4b. For `npm test` only: the PyPI `standardwebhooks` library (with its dependencies) under .tools, so the tests
+// verify deliveries with the official Python implementation of Standard Webhooks too (PYTHONPATH=<dir>).
+if (process.argv.includes('--test-tools')) {
+  const tool = versions.standardWebhooksPython;
+  const dir = join(root, tool.dir);
+  const marker = join(dir, '.installed-version');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8').trim() !== tool.version) {
+    say(`installing ${tool.pypi}==${tool.version} into ${tool.dir}`, true);
+    rmSync(dir, { recursive: true, force: true });
+    run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', dir, `${tool.pypi}==${tool.version}`],
+      `pip install of ${tool.pypi}`, { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' });
+    writeFileSync(marker, `${tool.version}\n`);
+  }
+}
+
 // b5. For `npm test` only: a real Medusa (the shop platform the Medusa adapter is tested against). There is no starter
 // to download here, so the project is ours: platform-plugins/medusa holds its package.json (Medusa pinned, with its
 // lockfile), medusa-config.ts and the event forwarder subscriber; they are copied into .tools/medusa and installed

@@ -131,7 +131,10 @@ async function main() {
   }
 
   // Own process group (detached) so a signal reaches ava's workers too; we forward Ctrl-C ourselves.
-  ava = spawn(join(root, 'node_modules/.bin/ava'), process.argv.slice(2), {
+  // TEST_COMMAND (a node script) replaces ava, e.g. the mutation runner (scripts/mutation.mjs), which runs ava itself
+  // many times over the one Postgres, Temporal and template database prepared here.
+  const command = process.env.TEST_COMMAND ? [process.execPath, [process.env.TEST_COMMAND, ...process.argv.slice(2)]] : [join(root, 'node_modules/.bin/ava'), process.argv.slice(2)];
+  ava = spawn(command[0], command[1], {
     cwd: root,
     env,
     stdio: 'inherit',

@@ -1,6 +1,6 @@
 /**
  * The one error module (D3): every error the service returns, over REST and MCP, is an AppError
- * with a code from this table. /openapi.json and the README list the same table.
+ * with a code from this table. /openapi.json and docs/rest.md list the same table.
  */
 
 export const errorCatalogue = {
@@ -51,6 +51,8 @@ export const errorCatalogue = {
   COUPON_HAS_DEPENDENCIES: { status: 409, description: 'The coupon has a live dependency (`details.dependencies`: an approved partner\'s discount code, an enabled automation using the code) and is not removed.' },
   COUPON_CODE_TAKEN: { status: 409, description: 'The discount code already belongs to, or is reserved by an approved code request for, another affiliate partner in this shop (`details.partnerId`).' },
   PLATFORM_UNAVAILABLE: { status: 503, description: 'The shop\'s platform cannot be written from here: no adapter for it, the shop is not connected, or the platform does not support this change (`details.reason`).' },
+  PLATFORM_UNSUPPORTED: { status: 422, description: 'The shop\'s platform does not take this kind of write (`details.platform`, `details.write`: coupons, product_texts, category_texts or availability); its adapter declares what it can do. Nothing was changed.' },
+  PLATFORM_CONNECTION_REFUSED: { status: 422, description: 'Connecting a shop: the platform\'s test connection failed (`details.reason`: credentials_rejected, unreachable or invalid); nothing was saved.' },
   // Affiliate writes (issue 13).
   FINANCIAL_SETTING_READ_ONLY: { status: 403, description: 'A financial affiliate setting (commissions, commission base, clicks, payouts, referrals) is never changed over MCP (`details.params`); a person changes it in the application. Nothing was changed.' },
   ALREADY_EXISTS: { status: 409, description: 'A record with this key exists already (`details.param`); change it with the matching update tool.' },
@@ -64,6 +66,7 @@ export const errorCatalogue = {
   DICTIONARY_NOT_MANAGEABLE: { status: 409, description: 'The shop\'s availability dictionary cannot be changed through the service (`details.reason`: PLATFORMA, BEZ_ROZSIRENIA or PROSTREDIE).' },
   PROPOSAL_ALREADY_DECIDED: { status: 409, description: 'The proposal was already decided or has expired (`details.status`); a decision is taken once.' },
   WRITES_UNAVAILABLE: { status: 503, description: 'This service instance has no write path (no Temporal client or shop platform adapter): nothing was stored.' },
+  METRICS_UNAVAILABLE: { status: 503, description: '`/metrics` could not read the service-wide figures (Postgres did not answer); the next scrape tries again.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -101,7 +104,7 @@ export function toAppError(error: unknown): AppError {
   return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the requestId to support.');
 }
 
-/** The README's table of error codes, generated from the catalogue above. */
+/** The table of error codes in docs/rest.md, generated from the catalogue above. */
 export function errorCodesMarkdown(): string {
   const rows = errorCodes.map((code) => `| \`${code}\` | ${errorCatalogue[code].status} | ${errorCatalogue[code].description} |`);
   return ['| Code | HTTP | Meaning |', '|---|---|---|', ...rows].join('\n');

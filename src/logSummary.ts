@@ -4,6 +4,7 @@
  * what it did itself.
  */
 import type { Logger } from 'pino';
+import { webhookAttempts } from './metrics/registry.js';
 
 type StatusClass = '2xx' | '3xx' | '4xx' | '5xx';
 
@@ -33,6 +34,7 @@ export function countMcpRequest(toolCall: boolean): void {
 /** Counts one webhook attempt this process logged (a receiver's 2xx, or any failure). */
 export function countWebhookAttempt(delivered: boolean): void {
   counts.webhookAttempts[delivered ? 'delivered' : 'failed'] += 1;
+  webhookAttempts.inc({ outcome: delivered ? 'delivered' : 'failed' });
 }
 
 /** The counts since the last call, and starts counting afresh. */

@@ -1,7 +1,7 @@
 /** Workflow that loads the demo tenants' data shop by shop; deterministic code, activities imported as types only. */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { ShopDataCounts } from '../src/platforms/demo/load.js';
+import type { ShopDataCounts } from '../src/platforms/registry.js';
 
 const { ensureDemoAccounts, loadDemoShop, analyzeDemoData } = proxyActivities<Activities>({
   // A demo shop takes seconds; the limit leaves room for a slow machine, and the load is one transaction per shop.

@@ -7,3 +7,4 @@ export { webhookDispatcherWorkflow, webhookLogRetentionWorkflow } from './webhoo
 export { automationConsumerWorkflow } from './automationConsumer.js';
 export { automationRunWorkflow } from './automationRun.js';
 export { proposalWorkflow } from './proposal.js';
+export { affiliateBulkDecisionWorkflow, affiliateMonthlyPayoutsWorkflow, affiliatePayoutRunWorkflow } from './affiliate.js';

@@ -6,7 +6,8 @@
  * default) after a failure, and waits to be woken while the endpoint is paused or the plan has no webhooks. A wake-up
  * also ends it at once when the delivery was skipped meanwhile.
  */
-import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { webhookSearchAttributes, type WebhookWorkflowStatus } from '../src/temporal/searchAttributes.js';
 import type { Activities } from '../activities/index.js';
 import type { DeliveryStatus } from '../src/webhooks/delivery.js';
 import { webhookSignals } from '../src/temporal/constants.js';
@@ -45,6 +46,8 @@ export interface WebhookDeliveryInput {
    * T4): when the next attempt is due (epoch ms), so the retry timer counts from that attempt, not from this start.
    */
   firstRetryAt?: number;
+  /** Started with search attributes (W3): the workflow keeps `WebhookDeliveryStatus` up to date. */
+  searchAttributes?: boolean;
 }
 
 /** Delivers one delivery until it is SENT, FAILED or SKIPPED; returns that status. */
@@ -53,23 +56,39 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   setHandler(wakeSignal, () => {
     woken = true;
   });
+  let shown: WebhookWorkflowStatus | null = null;
+  /** Shows the delivery's state in the Temporal UI (only when started with the attributes, W3). */
+  const show = (status: WebhookWorkflowStatus) => {
+    if (!input.searchAttributes || status === shown) return;
+    shown = status;
+    upsertSearchAttributes([{ key: webhookSearchAttributes.status, value: status }]);
+  };
+  const end = (status: DeliveryStatus): DeliveryStatus => {
+    show(status === 'PENDING' ? 'RETRYING' : status);
+    return status;
+  };
   let attempt = input.firstAttempt;
   for (;;) {
-    const retryDelayMs = input.retryScheduleMs[attempt - 1] ?? null;
-    const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, retryDelayMs });
+    if (!(attempt === input.firstAttempt && input.firstRetryAt !== undefined)) show('ATTEMPTING');
+    const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, retryScheduleMs: input.retryScheduleMs });
     if (result.pauseCheck) await requestEndpointCheck({ endpointId: input.endpointId });
-    if (result.outcome === 'done') return result.status;
+    if (result.outcome === 'done') return end(result.status);
     if (result.outcome === 'retry') {
       // A wake-up during the wait means the delivery may have ended (endpoint disabled or deleted): end now if it
       // did, else wait out the rest, so the retry schedule holds exactly.
-      const retryAt = attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt : Date.now() + (retryDelayMs ?? 0);
+      // The engine's delay, counted from the attempt's end (now, in workflow time); an attempt logged by an earlier
+      // execution reports none, then the schedule's delay counts from now as well.
+      const retryAt = attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt
+        : Date.now() + (result.retryDelayMs ?? input.retryScheduleMs[attempt - 1] ?? 0);
+      show('RETRYING');
       for (woken = false; Date.now() < retryAt; woken = false) {
         if (!(await condition(() => woken, retryAt - Date.now()))) break;
         const status = await webhookDeliveryStatus({ deliveryId: input.deliveryId });
-        if (status !== 'PENDING') return status;
+        if (status !== 'PENDING') return end(status);
       }
       attempt++;
     } else {
+      show('HELD');
       await condition(() => woken, HOLD_RECHECK);
       woken = false;
     }

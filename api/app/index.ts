@@ -10,6 +10,7 @@ import cookieParser from 'cookie-parser';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import type { Db } from '../../src/db/knex.js';
+import type { TrustProxy } from '../../src/config/index.js';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import type { Resolver } from '../../src/webhooks/addresses.js';
 import { toAppError } from '../../src/errors.js';
@@ -27,6 +28,10 @@ import { accountInfoRoutes } from './pages/accountInfo.js';
 import { emailsRoutes } from './pages/emails.js';
 import { automationsRoutes } from './pages/automations.js';
 import { approvalsRoutes } from './pages/approvals.js';
+import { customersRoutes } from './pages/customers.js';
+import { documentsRoutes } from './pages/documents.js';
+import { peopleRoutes } from './pages/people.js';
+import { affiliateStaffRoutes } from './pages/affiliate/index.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
@@ -41,6 +46,10 @@ export interface ApplicationOptions {
   resolve: Resolver;
   /** PUBLIC_BASE_URL; else the request's scheme and Host. */
   publicBaseUrl?: string;
+  /** TRUST_PROXY (S2): whose X-Forwarded-* headers Express and the authorization server believe; off by default. */
+  trustProxy?: TrustProxy;
+  /** Dynamic OAuth client registrations per client address per minute (S3; default 10). */
+  registrationsPerMinute?: number;
   /** Sign-in attempts per client address per 15 minutes (besides the per-person lockout). */
   signInAttemptsPerWindow?: number;
   /** The workers' Temporal task queue, where the Automations page starts manual runs (default `store-ops`; tests use their own). */
@@ -52,6 +61,8 @@ export interface ApplicationOptions {
 export interface ApplicationDeps {
   db: Db;
   now: () => Date;
+  /** Signs the list cursors of the data screens (the same capabilities as REST and MCP). */
+  cursorSecret: string;
   application: ApplicationOptions;
   /** The authorization server whose sign-in and consent these pages are (D28). */
   oauth: OAuthServers;
@@ -81,6 +92,8 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
     crossOriginResourcePolicy: { policy: 'same-origin' },
     strictTransportSecurity: deps.application.publicBaseUrl?.startsWith('https:') ? undefined : false,
   }));
+  // Pico CSS, the application's CSS foundation, served from its npm package (no CDN).
+  router.get('/static/pico.min.css', (_req, res) => res.sendFile(path.join(projectRoot, 'node_modules', '@picocss', 'pico', 'css', 'pico.min.css'), { maxAge: '1h' }));
   router.use('/static', express.static(path.join(projectRoot, 'api', 'app', 'static'), { maxAge: '1h', index: false }));
   router.use((_req, res, next) => {
     // Pages show secrets once and personal data: never cached, never kept in the back/forward cache.
@@ -101,6 +114,10 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(emailsRoutes(deps));
   router.use(automationsRoutes(deps));
   router.use(approvalsRoutes(deps));
+  router.use(customersRoutes(deps));
+  router.use(documentsRoutes(deps));
+  router.use(peopleRoutes(deps));
+  router.use(affiliateStaffRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

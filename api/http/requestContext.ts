@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { logger, withLogContext } from '../../src/logger.js';
 import { countMcpRequest, countRequest } from '../../src/logSummary.js';
+import { mcpRequests, observeRequest } from '../../src/metrics/registry.js';
 import { HEALTH_PATH, READY_PATH } from './health.js';
 
 declare module 'express-serve-static-core' {
@@ -36,9 +37,13 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
       const fields: RequestLogFields = res.locals.logFields ?? {};
       logger.debug({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...fields }, 'request');
       // Probes (every few seconds from an orchestrator) are not traffic.
-      if (path === HEALTH_PATH || path === READY_PATH) return;
+      if (path === HEALTH_PATH || path === READY_PATH || path === '/metrics') return;
       countRequest(res.statusCode);
-      if (fields.rpcMethod !== undefined) countMcpRequest(fields.rpcMethod === 'tools/call');
+      observeRequest(req.method, path ?? '/', res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      if (fields.rpcMethod !== undefined) {
+        countMcpRequest(fields.rpcMethod === 'tools/call');
+        mcpRequests.inc({ method: fields.rpcMethod });
+      }
     });
     next();
   });

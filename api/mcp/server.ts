@@ -10,6 +10,7 @@ import { callerMayUse, runCapability, type RunDeps } from '../../src/capabilitie
 import type { Caller } from '../../src/capabilities/context.js';
 import { toAppError } from '../../src/errors.js';
 import { logger } from '../../src/logger.js';
+import { mcpToolCalls } from '../../src/metrics/registry.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { errorResult, structuredContent, textRendering, toolDefinitions, type ToolDefinition } from './tools.js';
 
@@ -17,6 +18,10 @@ const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json
 
 export const SERVER_INFO = { name: 'store-operations-data-service', title: 'Store operations data', version } as const;
 
+/**
+ * The rules every tool shares, said once here instead of in 91 tool descriptions (issue 26.1); each tool's
+ * description ends with a usage line (scope, per shop, period default, paged/search) that refers to them.
+ */
 const INSTRUCTIONS = [
   'The data of the client\'s online shops: orders, documents, products and stock, shipping, claims, coupons, customers,',
   'reports and analytics, the affiliate programme, the chatbot, suppliers and automations. Tools read; the only changes',
@@ -24,9 +29,19 @@ const INSTRUCTIONS = [
   'that a person approves in the application, coupons (coupons_update and coupons_remove change nothing until called again',
   'with the confirmationToken of their preview) and the affiliate programme\'s own records (partner and code decisions e-mail',
   'the partner; commissions and payouts are never changed); write tools are listed only when the credential allows them.',
-  'Call stores_list first: per-shop tools take the shop code as `market`.',
-  'Listing tools page by cursor: while `hasMore` is true, call again with `cursor` = `nextCursor` and the other arguments unchanged.',
-  'Prefer summary tools (e.g. reports_financial_summary, analytics_overview, shipping_stats) over adding up pages. Money is {amount: decimal string, currency}.',
+  '\n\nShops ("per shop"): call stores_list first; per-shop tools take the shop code as `market`; a shop outside this credential is SHOP_FORBIDDEN.',
+  '\nPeriods: `from`/`to` are calendar dates YYYY-MM-DD, inclusive, in the shop\'s time zone, at most 366 days; `to` alone needs `from`,',
+  'only `from` means until today; without both, the tool\'s default period applies ("period default ..."); "period required" means both are needed;',
+  '`todayOnly: true` means today and excludes `from`/`to`. The period used is returned as `period`.',
+  '\nPaged lists ("paged"): `limit` 1..250 (default 50); while `hasMore` is true call again with `cursor` = `nextCursor` and every other',
+  'argument unchanged; never infer the end from the count. A "complete list" returns everything at once.',
+  'Searches ("search", or a list given `query`): `limit` 1..100 (default 20), ordered by relevance, not paged, no period; `query` excludes `cursor`, `from`, `to`.',
+  '\nResults: lists give `items`, `count`, `hasMore`, `nextCursor`; other tools give `data`; plus `market` and `period` where they apply.',
+  'Fields that need an extra scope ("X adds a, b") are absent, not null, without it; personal data (names, e-mails, addresses, phones) needs personal-data:read.',
+  'Errors are tool errors whose text is {"error":{"code","message","details"}}, the same codes as the REST API; `details.param` names the offending argument.',
+  '\nUnits: money is {amount: decimal string, currency}; fields named ...Percent or ...Margin in percent are numbers 0..100 (12.5 = 12.5 %);',
+  'rates, shares and coverage (...Rate, ...Share, coverage) are fractions 0..1. Prefer summary tools (reports_financial_summary, analytics_overview,',
+  'shipping_stats) over adding up pages.',
 ].join(' ');
 
 /** What the router hands over per request (through the SDK's pass-through authInfo). */
@@ -45,6 +60,7 @@ export async function callTool(tool: ToolDefinition, args: unknown, context: Mcp
   try {
     const output = await runCapability(tool.capability, (args ?? {}) as Record<string, unknown>, context.caller, context.requestId, deps);
     const content = structuredContent(tool.capability, output);
+    mcpToolCalls.inc({ tool: tool.name, outcome: 'ok' });
     return { content: [{ type: 'text', text: textRendering(content) }], structuredContent: content, _meta: { requestId: context.requestId } };
   } catch (error) {
     return callToolFailure(tool, error, context);
@@ -67,6 +83,7 @@ export async function toolCallResponse(tool: ToolDefinition, args: unknown, cont
   try {
     const output = await runCapability(tool.capability, (args ?? {}) as Record<string, unknown>, context.caller, context.requestId, deps);
     content = structuredContent(tool.capability, output);
+    mcpToolCalls.inc({ tool: tool.name, outcome: 'ok' });
   } catch (error) {
     const result = await callToolFailure(tool, error, context);
     const answer = modern ? { ...result, _meta: { ...result._meta, [SERVER_INFO_META]: SERVER_INFO }, resultType: 'complete' } : result;
@@ -81,6 +98,7 @@ export async function toolCallResponse(tool: ToolDefinition, args: unknown, cont
 /** A failed call as the tool error result (D3 code and message); an unexpected failure is logged. */
 function callToolFailure(tool: ToolDefinition, error: unknown, context: McpCallContext) {
   const appError = toAppError(error);
+  mcpToolCalls.inc({ tool: tool.name, outcome: appError.code });
   if (appError.code === 'INTERNAL_ERROR') logger.error({ err: error, tool: tool.name }, 'tool call failed');
   return errorResult(appError, context.requestId);
 }

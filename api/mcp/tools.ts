@@ -10,13 +10,13 @@
  * with the envelope. `market` is present for per-shop tools, `period` whenever a period applied (as in REST).
  */
 import { z } from 'zod';
-import { LIST_LIMIT, SEARCH_LIMIT } from '../../src/capabilities/params.js';
+import { paramsJsonSchema, zodJsonSchema, type JsonSchema } from '../../src/capabilities/jsonSchema.js';
 import { capabilities } from '../../src/capabilities/registry.js';
 import { isListKind, type CapabilityOutput } from '../../src/capabilities/run.js';
 import type { Capability } from '../../src/capabilities/types.js';
 import type { AppError } from '../../src/errors.js';
+import { inputForModel, outputForValidation } from './compactSchema.js';
 
-type JsonSchema = Record<string, unknown>;
 
 /** The Standard Schema shape the MCP SDK accepts for `inputSchema`/`outputSchema` (validate + JSON Schema). */
 export interface RegistrySchema {
@@ -42,12 +42,6 @@ function advertised(schema: JsonSchema): RegistrySchema {
       jsonSchema: { input: () => schema, output: () => schema },
     },
   };
-}
-
-function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  // `$schema` is dropped: MCP defaults to 2020-12, and older validators (AJV draft-07 in SDK 1.x) reject the URI.
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
-  return rest;
 }
 
 const periodSchema = z.object({
@@ -83,33 +77,59 @@ function titleOf(tool: string): string {
   return [words[0][0].toUpperCase() + words[0].slice(1), ...words.slice(1)].join(' ');
 }
 
-/** Period, pagination, scope and shape notes generated from the capability's metadata, appended to its description. */
-function usageNotes(capability: Capability): string[] {
-  const notes: string[] = [];
-  if (capability.market === 'required') notes.push('Data of one shop: pass its code as `market` (codes come from stores_list); a shop outside this credential is refused with SHOP_FORBIDDEN.');
+/** A tool description's budget (bytes) before its one-line usage note; rules every tool shares are in `instructions`. */
+export const DESCRIPTION_BUDGET = 140;
+
+/** Most bytes a model is shown of one tool (name, description, inputSchema as compact JSON), issue 26.1. */
+export const TOOL_BUDGET = 1_500;
+
+/**
+ * Sentences of the capability's description that restate a rule the server's instructions already give once
+ * (paging, search limits, period bounds, the `meta.period` echo); a model is shown them once, not per tool.
+ */
+const SHARED_RULE = /nextCursor|in pages|[Pp]aginated|by cursor|366 days|meta\.period|`period` states|not paginated|at most `limit`/;
+
+/** The capability's description cut to whole sentences within the budget, keeping those that name other tools. */
+export function condensedDescription(description: string, budget = DESCRIPTION_BUDGET): string {
+  let text = description.replace(/\s+/g, ' ').trim();
+  // Parenthesised details go first when the text is over budget (they are in /openapi.json), then shared rules.
+  if (text.length > budget) text = text.replace(/ \((?:[^()]|\([^()]*\))*\)/g, '');
+  text = text.replace(/,? in pages(:[^.]*)?(?=[.,;])/g, '');
+  const sentences = text.split(/(?<=[.!?])\s+(?=[A-Z`"(])/);
+  const [whole, ...rest] = sentences;
+  // An overlong first sentence ends at its last clause boundary within the budget.
+  const boundary = whole.length > budget ? Math.max(whole.lastIndexOf(', ', budget), whole.lastIndexOf(': ', budget), whole.lastIndexOf(' — ', budget), whole.lastIndexOf('; ', budget)) : -1;
+  const first = boundary > budget / 3 ? `${whole.slice(0, boundary)}.` : whole;
+  const kept = [first];
+  let used = first.length;
+  const namesTool = (sentence: string) => /\b[a-z]+_[a-z_]+\b/.test(sentence);
+  for (const sentence of rest) {
+    if (SHARED_RULE.test(sentence)) continue;
+    if (used + sentence.length + 1 <= budget || (namesTool(sentence) && used + sentence.length + 1 <= budget + 120)) {
+      kept.push(sentence);
+      used += sentence.length + 1;
+    }
+  }
+  return kept.join(' ');
+}
+
+const PERIOD_DEFAULT = { all: 'all records', last30days: 'last 30 days', currentMonth: 'current month' } as const;
+
+/** One line: scope, shop, period default, paging, extra-scope fields (the rules behind them are in the instructions). */
+function usageLine(capability: Capability): string {
+  const parts = [`Scope ${capability.scope}`];
+  if (capability.market === 'required') parts.push('per shop');
   const period = capability.period;
-  if (period) {
-    const defaults = { all: 'all records, whatever their date', last30days: 'the last 30 days including today', currentMonth: 'the current calendar month' } as const;
-    notes.push(period.required
-      ? 'Period: `from` and `to` (YYYY-MM-DD, inclusive, shop time zone) are required; at most 366 days.'
-      : `Period: \`from\`/\`to\` (YYYY-MM-DD, inclusive, shop time zone), at most 366 days; without them ${defaults[period.default]}.${period.todayOnly ? ' `todayOnly: true` limits to today and cannot be combined with `from`/`to`.' : ''} The period used is returned in \`period\`.`);
+  if (period) parts.push(period.required ? 'period required' : `period default ${PERIOD_DEFAULT[period.default]}${period.todayOnly ? ', or todayOnly' : ''}`);
+  if (capability.kind === 'list') parts.push(isPaginated(capability) ? 'paged' : 'complete list');
+  if (capability.kind === 'search' || capability.searchParam) parts.push(capability.searchParam ? `search with ${capability.searchParam}` : 'search');
+  const byScope = new Map<string, string[]>();
+  for (const [field, scope] of Object.entries(capability.fieldScopes ?? {})) byScope.set(scope, [...(byScope.get(scope) ?? []), field.split('.').pop()!.replace('[]', '')]);
+  for (const [scope, fields] of byScope) {
+    const unique = [...new Set(fields)];
+    parts.push(scope === 'personal-data:read' ? `${scope} adds personal data` : `${scope} adds ${unique.slice(0, 3).join(', ')}${unique.length > 3 ? ', …' : ''}`);
   }
-  if (capability.kind === 'list' && !isPaginated(capability)) {
-    notes.push('Not paginated: one call returns every record (`hasMore` is false, `nextCursor` null).');
-  } else if (capability.kind === 'list') {
-    notes.push(`Paginated: at most \`limit\` records per call (default ${LIST_LIMIT.default}, 1..${LIST_LIMIT.max}). While \`hasMore\` is true, call again with \`cursor\` set to \`nextCursor\` and every other argument unchanged; do not infer the end from the count.`);
-  }
-  if (capability.kind === 'search' || capability.searchParam) {
-    notes.push(`${capability.searchParam ? `With \`${capability.searchParam}\`` : 'Search'}: at most \`limit\` records (default ${SEARCH_LIMIT.default}, 1..${SEARCH_LIMIT.max}) ordered by relevance, not paginated (\`hasMore\` is false), not restricted by period.`);
-  }
-  const extra = capability.fieldScopes ? Object.entries(capability.fieldScopes) : [];
-  if (extra.length > 0) {
-    const byScope = new Map<string, string[]>();
-    for (const [field, scope] of extra) byScope.set(scope, [...(byScope.get(scope) ?? []), `\`${field}\``]);
-    notes.push(`Fields absent (not null) without their scope: ${[...byScope].map(([scope, fields]) => `${fields.join(', ')} need \`${scope}\``).join('; ')}.`);
-  }
-  notes.push(`Needs scope \`${capability.scope}\`. Result: ${isListKind(capability) ? '`items` plus `count`, `hasMore`, `nextCursor`' : '`data`'}${capability.market === 'required' ? ', `market`' : ''}${capability.period ? ', `period`' : ''}. Errors come back as a tool error whose text is {"error":{"code","message","details"}}, the same codes as the REST API.`);
-  return notes;
+  return `${parts.join('; ')}.`;
 }
 
 export interface ToolDefinition {
@@ -122,24 +142,32 @@ export interface ToolDefinition {
   /** The JSON Schemas as advertised (also used by the docs script and tests). */
   inputJsonSchema: JsonSchema;
   outputJsonSchema: JsonSchema;
-  annotations: Capability['annotations'] & { title: string };
+  annotations: Capability['annotations'];
 }
 
 function defineTool(capability: Capability): ToolDefinition {
   const name = capability.mcpTool as string;
   const title = titleOf(name);
-  const inputJsonSchema = toJsonSchema(capability.params, 'input');
-  const outputJsonSchema = toJsonSchema(structuredSchema(capability), 'output');
+  const params = paramsJsonSchema(capability);
+  const usage = usageLine(capability);
+  const modelVisible = (input: JsonSchema, text: string) => JSON.stringify({ name, description: text, inputSchema: input }).length;
+  // The per-tool budget is kept by dropping parameter descriptions (the tool description names the key ones) and
+  // then by a shorter description; the few large write tools are the ones that need it.
+  let inputJsonSchema = inputForModel(params, 'top');
+  if (modelVisible(inputJsonSchema, `${condensedDescription(capability.description)}\n${usage}`) > TOOL_BUDGET) inputJsonSchema = inputForModel(params, 'none');
+  const room = TOOL_BUDGET - modelVisible(inputJsonSchema, usage) - 8;
+  const description = `${condensedDescription(capability.description, Math.min(DESCRIPTION_BUDGET, room))}\n${usage}`;
+  const outputJsonSchema = outputForValidation(zodJsonSchema(structuredSchema(capability), 'output'));
   return {
     name,
     capability,
     title,
-    description: [capability.description, ...usageNotes(capability)].join('\n\n'),
+    description,
     inputSchema: advertised(inputJsonSchema),
     outputSchema: advertised(outputJsonSchema),
     inputJsonSchema,
     outputJsonSchema,
-    annotations: { title, ...capability.annotations },
+    annotations: capability.annotations,
   };
 }
 

@@ -1,4 +1,4 @@
-/** The README's MCP tool table, generated from the same tool definitions the server lists (npm run docs writes it). */
+/** The MCP tool table of docs/mcp.md, generated from the same tool definitions the server lists (npm run docs writes it). */
 import { isListKind } from '../../src/capabilities/run.js';
 import { isPaginated, toolDefinitions } from './tools.js';
 

@@ -29,11 +29,21 @@ export interface OAuthServerOptions {
   resolve: Resolver;
   /** PUBLIC_BASE_URL: the one issuer. Without it, each loopback origin (localhost, 127.0.0.1, [::1]) is its own issuer. */
   publicBaseUrl?: string;
+  /** TRUST_PROXY is set (S2): the request's scheme and host as Express decided them may come from a proxy. */
+  trustProxy?: boolean;
   /** Tests only: how the library fetches Client ID Metadata Documents (stands in for the client's web host). */
   fetch?: typeof fetch;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** S3: a redirect URI is https, or plain http on a loopback host (any port); no other scheme, no fragment. */
+export function allowedRedirectUri(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const url = new URL(uri);
+  if (url.hash) return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+}
 
 /** A key of 32 bytes derived from SECRETS_KEY for one purpose. */
 function derived(secretsKey: Buffer, purpose: string): Buffer {
@@ -125,7 +135,21 @@ function configuration(options: OAuthServerOptions, issuer: string): Configurati
       introspection: prefix('/token/introspection'), jwks: prefix('/jwks'), pushed_authorization_request: prefix('/par'),
       registration: prefix('/register'), revocation: prefix('/revoke'), token: prefix('/token'), userinfo: prefix('/me'), credential: prefix('/credential'),
     },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // S3: every URL the library fetches (client metadata documents, jwks_uri, sector_identifier_uri) passes the
+    // webhook address rules first (public https, standard port, public addresses only); a refused one is never opened.
+    fetch: async (url: string | URL, init?: RequestInit) => {
+      await verifyDestination(String(url), { allowLoopback: false }, options.resolve);
+      return (options.fetch ?? globalThis.fetch)(url, init);
+    },
+    // S3: redirect URIs are https, or http on a loopback address (RFC 8252 native apps; MCP authorization rules).
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx: unknown, key: string, value: unknown) => {
+        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+        const bad = value.filter((uri) => !allowedRedirectUri(String(uri)));
+        if (bad.length > 0) throw new errors.InvalidRedirectUri(`redirect_uris must be https, or http on localhost, 127.0.0.1 or [::1]: ${bad.join(', ')}`);
+      },
+    },
   } as Configuration;
 }
 
@@ -133,8 +157,14 @@ export interface OAuthServers {
   /** The issuer for a request's origin, or null when it is not one we serve (set PUBLIC_BASE_URL). */
   issuerFor(origin: string): string | null;
   providerFor(origin: string): Provider | null;
-  /** Serves a request of the library's own paths (req.url is the full path). */
-  handle(origin: string, req: IncomingMessage, res: ServerResponse): boolean;
+  /**
+   * Serves a request of the library's own paths (req.url is the full path). `origin` is the request's own as Express
+   * decided it (TRUST_PROXY) or PUBLIC_BASE_URL's: the forwarded headers the library reads are replaced by it, so
+   * every URL it publishes derives from that alone.
+   */
+  handle(origin: string, req: IncomingMessage, res: ServerResponse, clientIp?: string): boolean;
+  /** Replaces the forwarded headers the library reads by `origin` (see `handle`); for the consent pages' calls into it. */
+  prepare(origin: string, req: IncomingMessage, clientIp?: string): void;
 }
 
 /** One provider per issuer, made on first use (so a process that never serves OAuth never derives its keys). */
@@ -151,19 +181,31 @@ export function createOAuthServers(options: OAuthServerOptions): OAuthServers {
     let provider = providers.get(issuer);
     if (!provider) {
       provider = new Provider(issuer, configuration(options, issuer));
-      // A reverse proxy in front (PUBLIC_BASE_URL https) terminates TLS.
-      provider.proxy = true;
+      // S2: the library reads X-Forwarded-Proto/-Host only when we wrote them ourselves (see `handle`): with
+      // PUBLIC_BASE_URL (its scheme and host) or behind a trusted proxy (what Express decided). Never a client's own.
+      provider.proxy = Boolean(options.publicBaseUrl) || Boolean(options.trustProxy);
       provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'authorization server error'));
       providers.set(issuer, provider);
     }
     return provider;
   };
+  const prepare = (origin: string, req: IncomingMessage, clientIp?: string) => {
+    const published = new URL(options.publicBaseUrl ?? origin);
+    for (const name of Object.keys(req.headers)) if (name.startsWith('x-forwarded-') || name === 'forwarded') delete req.headers[name];
+    if (options.publicBaseUrl || options.trustProxy) {
+      req.headers['x-forwarded-proto'] = published.protocol.slice(0, -1);
+      req.headers['x-forwarded-host'] = published.host;
+      if (clientIp) req.headers['x-forwarded-for'] = clientIp;
+    }
+  };
   return {
     issuerFor,
     providerFor,
-    handle(origin, req, res) {
+    prepare,
+    handle(origin, req, res, clientIp) {
       const provider = providerFor(origin);
       if (!provider) return false;
+      prepare(origin, req, clientIp);
       void provider.callback()(req, res);
       return true;
     },

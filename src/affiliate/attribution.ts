@@ -5,7 +5,7 @@
  * approved commissions once a month. Every step is idempotent, so a re-sync or a retried load changes nothing.
  */
 import type { Knex } from 'knex';
-import { ORDER_STATUSES } from '../platforms/demo/catalogue.js';
+import { ORDER_STATUSES } from '../records/statuses.js';
 import type { SqlRunner } from './sql.js';
 
 const DAY_MS = 86_400_000;
@@ -21,7 +21,7 @@ const RETURNED_STATUS_IDS = [ORDER_STATUSES.returned.id];
 /** Commission states and the reasons each carries. */
 export const COMMISSION_STATES = ['pending', 'approved', 'rejected', 'paid'] as const;
 export const COMMISSION_REASONS = [
-  'return_period', 'awaiting_manual_approval', 'approved_automatically', 'order_cancelled', 'order_returned', 'paid_out',
+  'return_period', 'awaiting_manual_approval', 'approved_automatically', 'approved_manually', 'rejected_manually', 'order_cancelled', 'order_returned', 'paid_out',
 ] as const;
 
 /**
@@ -93,15 +93,20 @@ export async function refreshCommissionStates(run: SqlRunner, shopId: string, no
     from (
       select cv2.id,
         case when o.status_id = any(?::int[]) or o.status_id = any(?::int[]) or ret.refunded then 'rejected'
+             -- A person's decision stands until the order is cancelled or returned (AP2-3).
+             when cv2.manual_decision is not null then cv2.manual_decision
              when ? < cv2.ordered_at + make_interval(days => p.return_period_days) then 'pending'
              when c.approval = 'manual' then 'pending'
              else 'approved' end as state,
         case when o.status_id = any(?::int[]) then 'order_cancelled'
              when o.status_id = any(?::int[]) or ret.refunded then 'order_returned'
+             when cv2.manual_decision is not null then cv2.manual_decision || '_manually'
              when ? < cv2.ordered_at + make_interval(days => p.return_period_days) then 'return_period'
              when c.approval = 'manual' then 'awaiting_manual_approval'
              else 'approved_automatically' end as reason,
-        case when not (o.status_id = any(?::int[]) or o.status_id = any(?::int[]) or ret.refunded) and c.approval = 'automatic'
+        case when o.status_id = any(?::int[]) or o.status_id = any(?::int[]) or ret.refunded then null
+             when cv2.manual_decision = 'approved' then cv2.decided_at
+             when cv2.manual_decision is null and c.approval = 'automatic'
                and ? >= cv2.ordered_at + make_interval(days => p.return_period_days)
              then cv2.ordered_at + make_interval(days => p.return_period_days) end as approved_at,
         cn.code as credit_note_code
@@ -185,11 +190,14 @@ export async function settlePayouts(run: SqlRunner, shop: { id: string; accountI
   }
 }
 
-/** The whole step after orders of a shop were stored: attribution, commission states, payouts of its account. */
+/**
+ * The whole step after orders of a shop were stored: attribution and commission states. Payouts are not drawn up
+ * here: a person does that in the application (a monthly Temporal Schedule drafts them, AP2-4); only the demo load
+ * settles its loaded history's payouts with `settlePayouts`.
+ */
 export async function settleShopAffiliate(run: SqlRunner, shop: { id: string; accountId: string }, now: Date, orderCodes?: string[]): Promise<void> {
   const [programme] = await run.rows(run.knex('affiliate_programmes').where({ account_id: shop.accountId }).select('account_id'));
   if (!programme) return;
   await attributeOrders(run, shop.id, now, orderCodes);
   await refreshCommissionStates(run, shop.id, now, orderCodes);
-  await settlePayouts(run, shop, now);
 }

@@ -3,16 +3,15 @@
  * states follow what the batch changed (an order's status, a refunded withdrawal, a credit note) and the clock.
  */
 import type { Knex } from 'knex';
-import type { AreaRecords, PlatformOrder, SyncArea } from '../platforms/types.js';
+import type { AreaRecords, PlatformOrder, ShopPlatformAdapter, SyncArea } from '../platforms/types.js';
 import type { SyncShop } from '../sync/shops.js';
-import { refreshCommissionStates, settlePayouts, settleShopAffiliate } from './attribution.js';
-import { simulateDemoVisits } from './demoProgramme.js';
+import { refreshCommissionStates, settleShopAffiliate } from './attribution.js';
 import { knexRunner } from './sql.js';
 
 /** The areas whose changes move conversions or their commission states. */
 const AFFILIATE_AREAS: ReadonlySet<SyncArea> = new Set(['orders', 'claims', 'documents']);
 
-export async function affiliateAfterBatch(trx: Knex.Transaction, shop: SyncShop, area: SyncArea, records: Array<AreaRecords[SyncArea]>, until: Date): Promise<void> {
+export async function affiliateAfterBatch(trx: Knex.Transaction, adapter: ShopPlatformAdapter, shop: SyncShop, area: SyncArea, records: Array<AreaRecords[SyncArea]>, until: Date): Promise<void> {
   if (!AFFILIATE_AREAS.has(area) || !records.length) return;
   const run = knexRunner(trx);
   const ref = { id: shop.id, accountId: shop.accountId };
@@ -21,14 +20,10 @@ export async function affiliateAfterBatch(trx: Knex.Transaction, shop: SyncShop,
     if (!programme) return;
     const orderCodes = (records as Array<{ orderCode?: string | null }>).map((r) => r.orderCode).filter((c): c is string => typeof c === 'string');
     await refreshCommissionStates(run, shop.id, until, orderCodes);
-    await settlePayouts(run, ref, until);
     return;
   }
   const orders = records as PlatformOrder[];
-  // Demo shops have no real shoppers: the service's tracking of their visits is simulated from the shop's seed.
-  if (shop.platform === 'demo' && typeof shop.settings.seed === 'number') {
-    await simulateDemoVisits(run, { id: shop.id, code: shop.code, seed: shop.settings.seed },
-      orders.map((o) => ({ code: o.code, created_at: o.createdAt, coupon_code: o.couponCode ?? null })));
-  }
+  // A simulated platform (the demo) has no real shoppers: it simulates what the service's tracking saw of them.
+  await adapter.simulateTrackedVisits?.(trx, shop, orders);
   await settleShopAffiliate(run, ref, until, orders.map((o) => o.code));
 }

@@ -138,10 +138,11 @@ export async function authenticateKey(db: Db, token: string, iface: Interface, n
   // keys stop working. Keys of the operator command line (no person) stand for the owner.
   let scopes = new Set((row.scopes as string[]).filter(isScope));
   let shopCodes: Set<string> | null = row.all_shops ? null : new Set(row.shop_codes as string[]);
+  let writeMode = row.write_mode as WriteMode;
   if (row.person_id) {
     if (!row.p_id || String(row.p_account_id) !== String(row.account_id)) throw new AppError('CREDENTIALS_REVOKED', 'The person who issued this access key can no longer sign in; ask the account owner for a new key.');
     const person = { permissions: effectivePermissions(row.p_role, row.p_permissions), shopCodes: row.p_all_shops ? null : new Set(row.p_shop_codes as string[]) };
-    ({ scopes, shopCodes } = narrowToPerson(person, scopes, shopCodes));
+    ({ scopes, shopCodes, writeMode } = narrowToPerson(person, scopes, shopCodes, writeMode));
   }
   // Recording use is best effort and at most once a minute per key, so reads stay reads: the row just read says
   // whether a minute has passed, so most requests send no write at all.
@@ -155,7 +156,7 @@ export async function authenticateKey(db: Db, token: string, iface: Interface, n
     shopCodes,
     credentialId: row.id,
     interface: iface,
-    writeMode: row.write_mode,
+    writeMode,
   };
   if (lookup !== null) {
     caller.requestShop = { code: lookup, shop: row.s_id == null ? null : { id: String(row.s_id), code: row.s_code, name: row.s_name, currency: row.s_currency, timeZone: row.s_time_zone } };

@@ -2,7 +2,7 @@
  * Every scope in words a shop owner understands, grouped by area: what the consent screen and the key form show.
  * One entry per scope of src/auth/scopes.ts (a unit test keeps the two equal).
  */
-import { allScopes, sensitiveScopes, type Scope } from './scopes.js';
+import { allScopes, sensitiveScopes, writeScopes, type Scope } from './scopes.js';
 
 export const scopeWords: Record<Scope, { area: string; words: string }> = {
   'account:read': { area: 'Account', words: 'See the account, its plan and who is connected' },
@@ -40,6 +40,8 @@ export interface ScopeChoice {
   scope: Scope;
   words: string;
   sensitive: boolean;
+  /** A write scope (S1): unchecked by default like a sensitive one. */
+  write: boolean;
 }
 
 /** The given scopes grouped by area, areas in first-appearance order of the catalogue. */
@@ -49,7 +51,7 @@ export function scopesByArea(scopes: readonly Scope[]): { area: string; scopes: 
   for (const scope of Object.keys(scopeWords) as Scope[]) {
     if (!wanted.has(scope)) continue;
     const { area, words } = scopeWords[scope];
-    groups.set(area, [...(groups.get(area) ?? []), { scope, words, sensitive: sensitiveScopes.includes(scope) }]);
+    groups.set(area, [...(groups.get(area) ?? []), { scope, words, sensitive: sensitiveScopes.includes(scope), write: writeScopes.includes(scope) }]);
   }
   return [...groups].map(([area, list]) => ({ area, scopes: list }));
 }

@@ -13,6 +13,9 @@ export type Scope = (typeof allScopes)[number];
 /** Sensitive scopes: marked and unchecked by default on a consent screen (SPEC "Authentication"). */
 export const sensitiveScopes: readonly Scope[] = ['reports:read', 'purchase-prices:read', 'personal-data:read', 'purchasing:read', 'automations:write', 'availabilities:draft'];
 
+/** Write scopes: their tools change the shop or the service (S1); unchecked by default wherever scopes are chosen. */
+export const writeScopes: readonly Scope[] = ['coupons:write', 'coupons:delete', 'affiliate:write', 'automations:write', 'availabilities:draft'];
+
 export function isScope(value: string): value is Scope {
   return (allScopes as readonly string[]).includes(value);
 }

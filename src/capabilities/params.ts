@@ -15,3 +15,12 @@ export const todayOnly = z.boolean().describe('Only today\'s records (shop time 
 
 /** The parameters every shop listing takes. */
 export const listParams = { market, from: from.optional(), to: to.optional(), limit: limit.optional(), cursor: cursor.optional() };
+
+/**
+ * `meta` of a summary that pages its rows itself (e.g. /customers/performance): SPEC's envelope puts `hasMore` and
+ * `nextCursor` in `meta`, never in `data`; the runner moves them there from what the handler returns.
+ */
+export const pageMeta = z.object({
+  hasMore: z.boolean().describe('True when a next page exists.'),
+  nextCursor: z.string().nullable().describe('Send back as `cursor` with the other parameters unchanged; null at the end.'),
+});

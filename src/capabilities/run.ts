@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { findShopByCode } from '../queries/shops.js';
 import type { CapabilityContext, Caller } from './context.js';
 import { cursorFingerprint, decodeCursor, encodeCursor } from './cursor.js';
-import { LIST_LIMIT, SEARCH_LIMIT } from './params.js';
+import { isSearchCall, limitBounds } from './jsonSchema.js';
 import { resolvePeriod, type Period } from './period.js';
 import { projectFields } from './projection.js';
 import type { Capability, PageRequest, PageResult } from './types.js';
@@ -85,8 +85,8 @@ function rejectNulCharacters(rawParams: Record<string, unknown>): void {
   }
 }
 
-function checkLimit(limit: number | undefined, isSearch: boolean): number {
-  const bounds = isSearch ? SEARCH_LIMIT : LIST_LIMIT;
+function checkLimit(capability: Capability, limit: number | undefined, isSearch: boolean): number {
+  const bounds = limitBounds(capability, isSearch);
   if (limit === undefined) return bounds.default;
   if (limit < 1 || limit > bounds.max) {
     throw new AppError('LIMIT_OUT_OF_RANGE', `\`limit\` must be between 1 and ${bounds.max}${isSearch ? ' for a search' : ''}; got ${limit}.`, { param: 'limit', min: 1, max: bounds.max });
@@ -111,7 +111,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
   if (!parsed.success) throw paramsError(parsed.error, rawParams);
   const params = parsed.data as CommonParams & Record<string, unknown>;
 
-  const searching = capability.kind === 'search' || (capability.searchParam !== undefined && params.query !== undefined);
+  const searching = isSearchCall(capability, params);
   if (searching && capability.searchParam) {
     const clash = (['cursor', 'from', 'to'] as const).filter((p) => params[p] !== undefined);
     if (clash.length > 0) {
@@ -131,7 +131,7 @@ export async function runCapability(capability: Capability, rawParams: Record<st
   }
 
   const timeZone = ctx.shop?.timeZone ?? caller.account.timeZone;
-  const page: PageRequest = { limit: isListKind(capability) ? checkLimit(params.limit, searching) : 0, after: null };
+  const page: PageRequest = { limit: isListKind(capability) ? checkLimit(capability, params.limit, searching) : 0, after: null };
   let period: Period | null = null;
   if (capability.period && !searching) period = resolvePeriod(params, capability.period, timeZone, deps.now());
 
@@ -156,7 +156,14 @@ export async function runCapability(capability: Capability, rawParams: Record<st
     output.list = { count: list.items.length, hasMore: list.hasMore && nextCursor !== null, nextCursor };
     if (list.meta) output.meta = list.meta;
   } else {
-    output.data = projectFields(result, capability.fieldScopes, caller.scopes);
+    let data = result as Record<string, unknown>;
+    if (capability.meta && data && typeof data === 'object' && !Array.isArray(data)) {
+      // A summary's meta fields (its own paging) go to `meta`, never `data` (SPEC's envelope).
+      const metaFields = Object.keys(capability.meta.shape);
+      output.meta = Object.fromEntries(metaFields.map((field) => [field, data[field]]));
+      data = Object.fromEntries(Object.entries(data).filter(([field]) => !metaFields.includes(field)));
+    }
+    output.data = projectFields(data, capability.fieldScopes, caller.scopes);
   }
   return output;
 }

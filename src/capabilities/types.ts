@@ -7,6 +7,15 @@ import type { KeysetPosition } from './cursor.js';
 import type { FieldScopes } from './projection.js';
 import type { Period, PeriodRule } from './period.js';
 
+/**
+ * A rule the runner enforces that a JSON Schema of the parameters cannot say (it spans parameters or needs the
+ * calendar): listed in the OpenAPI operation's description and its `x-rules-not-in-schema`, by error code.
+ */
+export interface ParamRule {
+  code: string;
+  rule: string;
+}
+
 export type CapabilityKind = 'list' | 'search' | 'get' | 'summary' | 'write';
 
 /** MCP tool annotations; required on every capability so the contract test can check them. */
@@ -78,7 +87,10 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
   params: P;
   /** The result: for `list`/`search` one item, otherwise the whole `data` object. */
   result: R;
-  /** Extra fields a list handler puts into `meta` (REST) and beside `items` (MCP), returned as `PageResult.meta`. */
+  /**
+   * Extra `meta` fields (REST) that MCP puts beside `items`/`data`: a list handler returns them as `PageResult.meta`;
+   * a summary handler returns them in its result and the runner moves them out of `data` (e.g. its own paging).
+   */
   meta?: z.ZodObject;
   /** Fields removed unless the caller has the scope. Each must be optional in `result`. */
   fieldScopes?: FieldScopes;
@@ -87,6 +99,8 @@ export interface Capability<P extends z.ZodObject = z.ZodObject, R extends z.Zod
    * naming any of them is refused with this capability's own error instead of a bare UNKNOWN_PARAMETER.
    */
   refusedParams?: { names: readonly string[]; error: (named: string[]) => AppError };
+  /** Parameter rules of this capability that its schema cannot express (they span parameters); listed in /openapi.json. */
+  paramRules?: ParamRule[];
   annotations: ToolAnnotations;
   handler: (input: HandlerInput<z.output<P>>) => Promise<z.output<R> | PageResult<z.output<R>> | z.output<R>[]>;
 }

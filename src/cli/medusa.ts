@@ -1,7 +1,12 @@
-/** `medusa connect`: connects a Medusa shop (docs/medusa.md "Connect a Medusa shop"); the key is checked before anything is saved. */
+/**
+ * `medusa connect`: a thin wrapper over `shops connect --platform medusa` (docs/medusa.md "Connect a Medusa shop") that
+ * takes the settings as flags, reads the key from the environment, and makes and shows the forwarder's secret.
+ */
 import { parseArgs } from 'node:util';
 import type { Db } from '../db/knex.js';
-import { connectMedusaShop, MedusaConnectionRefused } from '../platforms/medusa/connection.js';
+import { AppError } from '../errors.js';
+import { connectMedusaShop, parseEurRates } from '../platforms/medusa/connection.js';
+import type { PlatformRegistry } from '../platforms/registry.js';
 import { print, UsageError } from './output.js';
 
 export const medusaUsage = `  medusa connect CODE --url URL --sales-channel ID --stock-location ID[,ID] --currency CZK --country CZ --language cs
@@ -9,7 +14,7 @@ export const medusaUsage = `  medusa connect CODE --url URL --sales-channel ID -
         (the secret API key is read from MEDUSA_ADMIN_API_KEY, never from the command line)
 `;
 
-export async function medusaCommand(db: Db, secretsKey: Buffer, publicBaseUrl: string | undefined, argv: string[]): Promise<void> {
+export async function medusaCommand(db: Db, platforms: PlatformRegistry, secretsKey: Buffer, publicBaseUrl: string | undefined, argv: string[]): Promise<void> {
   const [action, ...rest] = argv;
   if (action !== 'connect') throw new UsageError(medusaUsage);
   const { values, positionals } = parseArgs({
@@ -27,12 +32,12 @@ export async function medusaCommand(db: Db, secretsKey: Buffer, publicBaseUrl: s
   if (!apiKey) throw new UsageError('Set MEDUSA_ADMIN_API_KEY to the shop\'s secret API key (sk_…).');
   const eurRates: Record<string, number> = {};
   for (const pair of values['eur-rate'] ?? []) {
-    const m = /^([A-Za-z]{3})=(\d+(?:\.\d+)?)$/.exec(pair);
-    if (!m || !(Number(m[2]) > 0)) throw new UsageError(`--eur-rate ${pair}: expected CUR=RATE, e.g. CZK=0.04`);
-    eurRates[m[1].toUpperCase()] = Number(m[2]);
+    const rate = parseEurRates(pair);
+    if (!rate || !Object.keys(rate).length) throw new UsageError(`--eur-rate ${pair}: expected CUR=RATE, e.g. CZK=0.04`);
+    Object.assign(eurRates, rate);
   }
   try {
-    const result = await connectMedusaShop(db, secretsKey, {
+    const result = await connectMedusaShop(db, platforms, secretsKey, {
       accountCode: values.account!, shopCode: code, name: values.name ?? code, currency: values.currency!, country: values.country!,
       language: values.language!, timeZone: values['time-zone']!, apiKey,
       settings: { url: values.url!, salesChannelId: values['sales-channel']!, stockLocationIds: values['stock-location']!.split(','), eurRates },
@@ -41,7 +46,7 @@ export async function medusaCommand(db: Db, secretsKey: Buffer, publicBaseUrl: s
     print(values.json!, { code, forwardUrl, forwardSecret: result.forwardSecret },
       `Shop ${code} connected; its sync Schedule starts within a minute.\nSet in the Medusa server's environment (shown once):\n  STORE_OPS_FORWARD_URL=${forwardUrl}\n  STORE_OPS_FORWARD_SECRET=${result.forwardSecret}`);
   } catch (error) {
-    if (error instanceof MedusaConnectionRefused) throw new UsageError(`Not connected (nothing saved): ${error.message}`);
+    if (error instanceof AppError) throw new UsageError(`${error.code}: ${error.message}`);
     throw error;
   }
 }

@@ -1,9 +1,10 @@
-/** `secrets re-encrypt`: the last step of a SECRETS_KEY rotation (README "Rotating SECRETS_KEY"). */
+/** `secrets re-encrypt`: the last step of a SECRETS_KEY rotation (docs/webhooks.md "Rotating SECRETS_KEY"). */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/knex.js';
 import { loadSecrets } from '../secrets.js';
 import { reencryptEndpointSecrets } from '../webhooks/endpoints.js';
+import { reencryptShopCredentials } from '../setup/credentials.js';
 import { print, UsageError } from './output.js';
 
 export const secretsUsage = `  secrets re-encrypt    (after setting SECRETS_KEY to the new key and SECRETS_KEY_PREVIOUS to the old one)
@@ -15,11 +16,13 @@ export async function secretsCommand(db: Db, config: Config, argv: string[]): Pr
   if (action !== 're-encrypt') throw new UsageError(secretsUsage);
   const secrets = loadSecrets(config);
   let result;
+  let shops;
   try {
     result = await reencryptEndpointSecrets(db, { current: secrets.secretsKey, previous: secrets.previousSecretsKey });
+    shops = await reencryptShopCredentials(db, { current: secrets.secretsKey, previous: secrets.previousSecretsKey });
   } catch (error) {
     // Nothing was written (one transaction): say which key is missing rather than print a stack.
     throw new UsageError(`Nothing re-encrypted: ${(error as Error).message}`);
   }
-  print(values.json!, result, `${result.reencrypted} of ${result.endpoints} endpoint secrets re-encrypted under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can now be removed.`);
+  print(values.json!, { ...result, shopCredentials: shops }, `${result.reencrypted} of ${result.endpoints} endpoint secrets and ${shops.reencrypted} of ${shops.shops} shop credentials re-encrypted under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can now be removed.`);
 }

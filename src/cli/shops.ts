@@ -2,15 +2,18 @@
 import { parseArgs } from 'node:util';
 import type { Db } from '../db/knex.js';
 import { findAccountByCode } from '../queries/shops.js';
+import type { PlatformRegistry } from '../platforms/registry.js';
 import { print, UsageError } from './output.js';
+import { connectCommand, connectUsage } from './setup.js';
 
 export const shopsUsage = `  shops list [--account CODE]
   shops remove CODE [--account CODE]    (its sync Schedule is deleted; data and events stay)
   shops restore CODE [--account CODE]
-`;
+${connectUsage}`;
 
-export async function shopsCommand(db: Db, argv: string[]): Promise<void> {
+export async function shopsCommand(db: Db, argv: string[], setup?: { platforms: PlatformRegistry; secretsKey: Buffer }): Promise<void> {
   const [action, ...rest] = argv;
+  if (setup && (await connectCommand(db, setup.platforms, setup.secretsKey, action, rest))) return;
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { account: { type: 'string', default: 'demo' }, json: { type: 'boolean', default: false } } });
   const account = await findAccountByCode(db, values.account!);
   if (!account) throw new UsageError(`No account \`${values.account}\`.`);

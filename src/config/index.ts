@@ -1,7 +1,11 @@
 /** Service configuration: read once from the environment, validated at start-up, failing fast with a clear message. */
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { projectRoot } from './projectRoot.js';
+
+/** S2: Express's `trust proxy` value: off, a hop count, or the trusted proxies' addresses. */
+export type TrustProxy = false | number | string[];
 
 const booleanFlag = z.enum(['true', 'false']).transform((v) => v === 'true');
 
@@ -16,6 +20,12 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_BASE_URL: z.url().optional(),
+  /** Bearer token for GET /metrics; in production /metrics exists only when it is set (docs/operations.md). */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** A worker process serves its own /metrics on this port (the API processes serve theirs on PORT). */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** The Temporal SDK's own worker metrics (Prometheus) on this port of HOST; off when unset. */
+  TEMPORAL_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default(path.join(projectRoot, 'data')),
   DATABASE_URL: z.url().optional(),
@@ -61,6 +71,26 @@ const schema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'an smtp:// or smtps:// URL').optional(),
   /** The sender address of the service's e-mails (required with SMTP_URL). */
   SMTP_FROM: z.string().min(3).max(320).optional(),
+  /**
+   * S2: which reverse proxies' X-Forwarded-For/-Proto/-Host headers to believe, for Express and the authorization
+   * server alike. Off by default (`false`); a hop count (`1` = the nearest proxy) or a comma list of addresses, CIDR
+   * ranges or Express's names `loopback`, `linklocal`, `uniquelocal`.
+   */
+  TRUST_PROXY: z.string().default('false').transform((value, ctx): TrustProxy => {
+    const text = value.trim();
+    if (text === '' || text === 'false') return false;
+    if (/^\d+$/.test(text)) {
+      const hops = Number(text);
+      if (hops >= 1 && hops <= 10) return hops;
+    } else {
+      const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+      const valid = (entry: string) => ['loopback', 'linklocal', 'uniquelocal'].includes(entry) || isIP(entry) !== 0
+        || (/^[^/]+\/\d{1,3}$/.test(entry) && isIP(entry.split('/')[0]) !== 0 && Number(entry.split('/')[1]) <= (isIP(entry.split('/')[0]) === 4 ? 32 : 128));
+      if (entries.length > 0 && entries.every(valid)) return entries;
+    }
+    ctx.addIssue({ code: 'custom', message: 'false, a hop count 1 to 10, or a comma list of addresses, CIDR ranges, loopback, linklocal, uniquelocal' });
+    return z.NEVER;
+  }),
   /** Comma-separated origins (scheme://host[:port]) a browser-based MCP client may call /api/mcp from; others get 403. */
   MCP_ALLOWED_ORIGINS: z.string().default('').transform((value, ctx) => {
     const origins: string[] = [];
@@ -91,6 +121,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const refused = [
       !config.CURSOR_SECRET && 'CURSOR_SECRET: required when NODE_ENV=production',
       !config.SECRETS_KEY && 'SECRETS_KEY: required when NODE_ENV=production',
+      // Without it the OAuth issuer, the MCP metadata and every link in e-mails would name the bind address (0.0.0.0).
+      !config.PUBLIC_BASE_URL && 'PUBLIC_BASE_URL: required when NODE_ENV=production (the https address clients use)',
       config.WEBHOOK_ALLOW_LOOPBACK && 'WEBHOOK_ALLOW_LOOPBACK: refused when NODE_ENV=production (D17)',
       config.WEBHOOK_RETRY_SCHEDULE && 'WEBHOOK_RETRY_SCHEDULE: refused when NODE_ENV=production (D17)',
     ].filter(Boolean);

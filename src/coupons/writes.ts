@@ -9,12 +9,13 @@ import { AppError } from '../errors.js';
 import type { Db } from '../db/knex.js';
 import type { CapabilityContext, ShopRef } from '../capabilities/context.js';
 import type { CouponInput, PlatformCouponState, ShopPlatformAdapter } from '../platforms/types.js';
-import { formatMinor } from '../platforms/demo/money.js';
+import { formatMinor } from '../records/money.js';
 import { findShopByCode } from '../queries/shops.js';
 import { getCoupon, type Coupon } from '../queries/coupons.js';
 import { applyCouponRemoval, applyCoupons } from '../sync/apply/coupons.js';
 import { getSyncShop, type SyncShop } from '../sync/shops.js';
 import type { Condition, Rule } from '../automations/rule.js';
+import { platformUnsupported } from '../platforms/unsupported.js';
 import { couponCapabilitiesOf, type CouponPlatformCapabilities } from './platformCapabilities.js';
 import { consumeConfirmation, fingerprint, issueConfirmation, verifyConfirmation, type IssuedToken } from './confirmation.js';
 
@@ -70,8 +71,9 @@ export async function resolveWriteShop(ctx: CapabilityContext, code: string, par
   const platformShop = await getSyncShop(ctx.db, ref.id);
   if (!platformShop.connected) throw unavailable('the shop has no platform connection');
   const adapter = ctx.platforms.get(platformShop.platform);
+  if (!adapter) throw unavailable(`the service has no adapter for the \`${platformShop.platform}\` platform`);
   const caps = couponCapabilitiesOf(platformShop.platform);
-  if (!adapter || !caps) throw unavailable(`the service cannot write coupons of the \`${platformShop.platform}\` platform`);
+  if (!adapter.capabilities.writes.includes('coupons') || !caps) throw platformUnsupported(platformShop.platform, 'coupons', code);
   return { ref, platformShop, adapter, caps };
 }
 

@@ -80,11 +80,16 @@ const LABELS: Record<string, Labels> = {
   },
 };
 
+/** The printed labels of a document in the shop's language: the PDF and the application's document view use the same. */
+export function documentLabels(language: string): Labels {
+  return LABELS[language] ?? LABELS.sk;
+}
+
 const require = createRequire(import.meta.url);
 let fonts: { regular: Buffer; bold: Buffer } | null = null;
 
 /** The embedded fonts, read once per process. */
-function loadFonts(): { regular: Buffer; bold: Buffer } {
+export function loadFonts(): { regular: Buffer; bold: Buffer } {
   fonts ??= {
     regular: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
     bold: fs.readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
@@ -112,7 +117,7 @@ function row(doc: PDFKit.PDFDocument, cells: string[], y: number): number {
 
 /** Renders the document; the same input always gives the same bytes. */
 export function renderDocumentPdf(input: PdfInput): Promise<RenderedPdf> {
-  const labels = LABELS[input.language] ?? LABELS.sk;
+  const labels = documentLabels(input.language);
   const { regular, bold } = loadFonts();
   const title = `${labels[input.type]} ${input.code}`;
   const doc = new PDFDocument({

@@ -25,6 +25,17 @@ function calendarDate(value: Date | string | null): string | null {
   return `${value.getFullYear()}-${pad(value.getMonth() + 1)}-${pad(value.getDate())}`;
 }
 
+/**
+ * What the PDF of one document prints, read from the same stored row the PDF is rendered from: the application's
+ * document view shows this, so the screen and the PDF's bytes come from one source. null when there is no such
+ * document in the shop or it has no printable form.
+ */
+export async function documentPdfSource(knex: Knex, shopId: string, type: string, code: string): Promise<PdfInput | null> {
+  const row: PdfSourceRow | undefined = await knex('documents as d').join('shops as s', 's.id', 'd.shop_id')
+    .where({ 'd.shop_id': shopId, 'd.type': type, 'd.code': code, 'd.pdf_available': true }).first(SOURCE_COLUMNS);
+  return row ? pdfInputOf(row) : null;
+}
+
 function pdfInputOf(row: PdfSourceRow): PdfInput {
   const name = [row.customer_first_name, row.customer_last_name].filter(Boolean).join(' ');
   const buyer = [row.customer_company, name, row.customer_street, [row.customer_zip, row.customer_city].filter(Boolean).join(' '), row.customer_country?.trim()]

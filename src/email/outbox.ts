@@ -72,12 +72,12 @@ export interface OutboxEntry {
 }
 
 /** The newest e-mails of an account (the application's E-mails page), optionally only those of some shops. */
-export async function listOutbox(db: Db, accountId: string, options: { limit: number; shopCodes: ReadonlySet<string> | null; status?: EmailStatus }): Promise<OutboxEntry[]> {
+export async function listOutbox(db: Db, accountId: string, options: { limit: number; offset?: number; shopCodes: ReadonlySet<string> | null; status?: EmailStatus }): Promise<OutboxEntry[]> {
   const q = db('email_outbox as e').leftJoin('shops as s', 's.id', 'e.shop_id').leftJoin('affiliate_partners as p', 'p.id', 'e.partner_id')
     .where('e.account_id', accountId)
     .select('e.id', 'e.source', 'e.event', 's.code as market', 'p.handle', 'e.recipient', 'e.recipient_group', 'e.language', 'e.subject', 'e.body_html',
       'e.attachments', 'e.status', 'e.attempts', 'e.last_error', 'e.created_at', 'e.sent_at')
-    .orderBy([{ column: 'e.created_at', order: 'desc' }, { column: 'e.id', order: 'desc' }]).limit(options.limit);
+    .orderBy([{ column: 'e.created_at', order: 'desc' }, { column: 'e.id', order: 'desc' }]).limit(options.limit).offset(options.offset ?? 0);
   // A person limited to some shops sees the e-mails of those shops and the account-wide ones.
   if (options.shopCodes) q.where((w) => w.whereNull('e.shop_id').orWhereIn('s.code', [...options.shopCodes!]));
   if (options.status) q.where('e.status', options.status);

@@ -8,18 +8,20 @@ import { medusaCommand, medusaUsage } from '../cli/medusa.js';
 import { peopleCommand, peopleUsage } from '../cli/people.js';
 import { secretsCommand, secretsUsage } from '../cli/secrets.js';
 import { shopsCommand, shopsUsage } from '../cli/shops.js';
+import { accountsCommand, accountsUsage } from '../cli/setup.js';
+import { loadSecrets } from '../secrets.js';
 import { planCommand, webhooksCommand, webhooksUsage } from '../cli/webhooks.js';
 import { print, UsageError } from '../cli/output.js';
 import { ensurePostgres } from '../runtime.js';
 import { compose, temporalAddressOf } from './compose.js';
-import { loadBenchAccount, loadDemoAccounts } from '../platforms/demo/load.js';
+import { loadBenchAccount, loadDemoAccounts } from '../platforms/registry.js';
 
 const usage = `Usage: npm run cli -- <command> [--json]
 
   keys create --name N --scopes a,b|all --interfaces rest|mcp|rest,mcp --shops all|sk,cz [--account CODE] [--expires-in 30d]
   keys list [--account CODE]
   keys revoke ID [--account CODE]
-${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}${peopleUsage}${medusaUsage}  db migrate
+${accountsUsage}${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}${peopleUsage}${medusaUsage}  db migrate
   demo load [--size demo|bench] [--seed N] [--orders N]   (bench: an account "bench" with ~1,000,000 orders, via COPY)
 `;
 
@@ -64,11 +66,12 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'keys') await keysCommand(db, rest);
     else if (command === 'webhooks') await webhooksCommand(db, service, rest);
     else if (command === 'plan') await planCommand(db, rest);
-    else if (command === 'shops') await shopsCommand(db, rest);
+    else if (command === 'shops') await shopsCommand(db, rest, { platforms: service.platforms, secretsKey: loadSecrets(config).secretsKey });
+    else if (command === 'accounts') await accountsCommand(db, rest);
     else if (command === 'secrets') await secretsCommand(db, config, rest);
     else if (command === 'automations') await automationsCommand(db, rest);
     else if (command === 'people') await peopleCommand(db, rest);
-    else if (command === 'medusa') await medusaCommand(db, service.secrets.secretsKey, config.PUBLIC_BASE_URL, rest);
+    else if (command === 'medusa') await medusaCommand(db, service.platforms, service.secrets.secretsKey, config.PUBLIC_BASE_URL, rest);
     else if (command === 'db' && rest[0] === 'migrate') print(rest.includes('--json'), { migrated: true }, 'Schema is up to date.');
     else if (command === 'demo') await demoCommand(db, rest, config.DEMO_SEED);
     else throw new UsageError(`Unknown command: ${command}\n\n${usage}`);

@@ -57,7 +57,7 @@ export function serviceParts(config: Config, secrets: Secrets, db: Db): Pick<Ser
       db, demoClockSpeed: config.DEMO_CLOCK_SPEED, secretKeys: { current: secrets.secretsKey, previous: secrets.previousSecretsKey },
     }),
     webhooks: webhookSettings(config, secrets),
-    application: { secretsKey: () => secrets.secretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver, publicBaseUrl: config.PUBLIC_BASE_URL },
+    application: { secretsKey: () => secrets.secretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver, publicBaseUrl: config.PUBLIC_BASE_URL, trustProxy: config.TRUST_PROXY },
     mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL, localhostOnly: !config.PUBLIC_BASE_URL && isLoopbackHost(config.HOST) },
   };
 }
@@ -92,7 +92,10 @@ export function compose(config: Config, components: Components, options: { poolM
   let closing: Promise<void> | null = null;
   return {
     config, db, secrets, temporal, now, ...parts,
-    app: { db, cursorSecret: secrets.cursorSecret, now, platforms: parts.platforms, temporal, application: parts.application, mcp: parts.mcp },
+    app: {
+      db, cursorSecret: secrets.cursorSecret, now, platforms: parts.platforms, temporal, application: parts.application, mcp: parts.mcp,
+      metrics: { requireToken: config.NODE_ENV === 'production', ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) },
+    },
     temporalAddress: components.temporalAddress,
     onClose: (stop) => void stops.push(stop),
     close() {

@@ -2,18 +2,20 @@
 import { createApp } from '../../api/app.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { migrateLatest } from '../db/knex.js';
-import { databaseIsEmpty, runDemoDataWorkflow } from '../demoData.js';
+import { databaseIsEmpty, runDemoDataWorkflow } from '../platforms/registry.js';
 import { logger } from '../logger.js';
 import { startLogSummary } from '../logSummary.js';
 import { takeOverShutdownSignals } from '../infra/embeddedPostgres.js';
 import { ensurePostgres, ensureTemporal } from '../runtime.js';
 import { TASK_QUEUE } from '../temporal/constants.js';
 import { ensureSyncSchedules } from '../sync/schedules.js';
+import { ensureAffiliatePayoutSchedule } from '../temporal/affiliate.js';
 import { ensureAutomationWorkflows } from '../temporal/automations.js';
 import { reconcileProposalWorkflows, startProposalReconciler } from '../temporal/proposals.js';
 import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { createHttpServer } from '../../api/http/server.js';
 import { startEmailSender } from '../email/sender.js';
+import { serveTemporalMetrics } from '../temporal/worker.js';
 import { compose, startWorker, type Service } from './compose.js';
 
 async function main(): Promise<void> {
@@ -49,12 +51,15 @@ async function main(): Promise<void> {
     const { db } = service;
     await migrateLatest(db);
 
+    if (config.TEMPORAL_METRICS_PORT) serveTemporalMetrics(`${config.HOST}:${config.TEMPORAL_METRICS_PORT}`);
     await startWorker(service);
     const client = await service.temporal.client();
     // The outbox dispatcher and the delivery-log retention Schedule (both idempotent to start).
     await ensureWebhookWorkflows(client);
     // The automation consumer (its own outbox position; idempotent to start).
     await ensureAutomationWorkflows(client);
+    // The monthly Schedule that drafts the affiliate payouts for a person to confirm (idempotent to create).
+    await ensureAffiliatePayoutSchedule(client);
     // Proposals stored without a workflow (a stop between the insert and the start) get theirs now (idempotent).
     await reconcileProposalWorkflows(db, client, TASK_QUEUE, new Date(), 0);
 

@@ -106,6 +106,10 @@ export const deliveryHeaders = [
   { name: 'X-Service-Timestamp', value: 'Unix time in seconds' },
   { name: 'X-Service-Signature', value: '`v1=<hex>` (may hold comma-separated values; take the one starting with `v1=`)' },
   { name: 'X-Service-Delivery', value: 'numeric delivery identifier' },
+  // Standard Webhooks (standardwebhooks.com), the same secret: verifiable with the official `standardwebhooks` libraries.
+  { name: 'webhook-id', value: 'the `event_id` (Standard Webhooks message id; the same on every attempt)' },
+  { name: 'webhook-timestamp', value: 'Unix time in seconds (the same as X-Service-Timestamp)' },
+  { name: 'webhook-signature', value: '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the bytes of the base64 after `whsec_` (Standard Webhooks)' },
 ] as const;
 
 /** Signature rules (SPEC "Signature"). */

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { canConnect } from './ports.js';
 import { resolveTemporalCli } from './tools.js';
+import { devServerSearchAttributes } from '../temporal/searchAttributes.js';
 
 export interface TemporalDevServerOptions {
   /** SQLite file that persists workflows across restarts; null keeps everything in memory (tests). */
@@ -39,6 +40,8 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     args.push('--db-filename', dbFile);
   }
   args.push('--namespace', opts.namespace, '--log-level', 'warn');
+  // The service's search attributes (webhook deliveries in the UI), registered on every start (idempotent).
+  for (const attribute of devServerSearchAttributes) args.push('--search-attribute', attribute);
   args.push(...(opts.uiPort === null ? ['--headless'] : ['--ui-port', String(opts.uiPort)]));
 
   log(`starting ${cli} ${args.join(' ')}`);

@@ -7,7 +7,7 @@ import type { Db } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import { listShops } from '../queries/shops.js';
 import { hasPermission, type Person } from '../people/model.js';
-import { assertWithinRights } from '../people/rights.js';
+import { assertWithinRights, assertWriteModeWithinRights } from '../people/rights.js';
 import { artifactKey } from './adapter.js';
 
 export interface ConsentChoice {
@@ -41,6 +41,7 @@ export async function recordConsent(db: Db, person: Person, choice: ConsentChoic
   }
   assertWithinRights(person, scopes, shops);
   if (!isWriteMode(choice.writeMode)) throw new AppError('INVALID_PARAMETER', 'The AI write mode is read_only, proposals or autonomous.', { param: 'writeMode', reason: 'enum' });
+  assertWriteModeWithinRights(person, choice.writeMode);
   await db('oauth_connections').insert({
     id: choice.grantId, account_id: person.accountId, person_id: person.id, client_id: choice.clientId, client_name: choice.clientName.slice(0, 200),
     scopes, all_shops: shops === null, shop_codes: shops ?? [], write_mode: choice.writeMode as WriteMode,

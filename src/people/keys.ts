@@ -5,7 +5,7 @@ import type { Db } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import { listShops } from '../queries/shops.js';
 import { hasPermission, type Person } from './model.js';
-import { assertWithinRights } from './rights.js';
+import { assertWithinRights, assertWriteModeWithinRights } from './rights.js';
 
 export interface KeyRequest {
   name: string;
@@ -48,6 +48,7 @@ export async function issueKeyAsPerson(db: Db, person: Person, request: KeyReque
     throw new AppError('INVALID_PARAMETER', `Expiry is one of ${KEY_EXPIRY_DAYS.join(', ')} days or none.`, { param: 'expiresInDays', reason: 'enum' });
   }
   if (!isWriteMode(request.writeMode)) throw new AppError('INVALID_PARAMETER', 'The AI write mode is read_only, proposals or autonomous.', { param: 'writeMode', reason: 'enum' });
+  assertWriteModeWithinRights(person, request.writeMode);
   const expiresAt = request.expiresInDays === null ? null : new Date(now.getTime() + request.expiresInDays * 86_400_000);
   const created = await createAccessKey(db, {
     accountId: person.accountId, name, scopes: scopes as Scope[], interfaces: interfaces as Interface[], shopCodes: shops, expiresAt,

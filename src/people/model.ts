@@ -1,11 +1,13 @@
 /** People of an account (D27): roles, permissions and the shops they may see. */
-import type { Scope } from '../auth/scopes.js';
+import type { Scope, WriteMode } from '../auth/scopes.js';
 
 export const roles = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof roles)[number];
 
 export const permissions = [
   'purchase-prices', 'personal-data', 'reports', 'webhooks:read', 'webhooks:manage', 'automations:edit', 'keys:manage', 'proposals:approve',
+  // S1: writes an assistant makes at once (no approval step) need the person's own right to make them.
+  'coupons:manage', 'affiliate:manage',
 ] as const;
 export type Permission = (typeof permissions)[number];
 
@@ -23,6 +25,8 @@ export interface Person {
   accountId: string;
   accountCode: string;
   accountName: string;
+  /** The account's IANA time zone: the application shows dates and times in it. */
+  accountTimeZone: string;
   email: string;
   name: string;
   role: Role;
@@ -34,8 +38,9 @@ export interface Person {
 }
 
 /**
- * Scopes whose data needs a permission (D27): a person lacking it can neither see that data in the application nor
- * pass it on in a key or a consent. Scopes not listed here are open to every person of the account.
+ * Scopes whose data or writes need a permission (D27, S1): a person lacking it can neither see that data in the
+ * application nor pass it on in a key or a consent. Every write scope and every sensitive scope is listed (a unit test
+ * keeps it so); scopes not listed here are reads open to every person of the account.
  */
 export const scopePermission: Partial<Record<Scope, readonly Permission[]>> = {
   'purchase-prices:read': ['purchase-prices'],
@@ -47,6 +52,20 @@ export const scopePermission: Partial<Record<Scope, readonly Permission[]>> = {
   'reports:read': ['reports'],
   'webhooks:read': ['webhooks:read', 'webhooks:manage'],
   'automations:write': ['automations:edit'],
+  // Writes that reach the shop at once (with a preview, but no person's approval): only who may make them.
+  'coupons:write': ['coupons:manage'],
+  'coupons:delete': ['coupons:manage'],
+  'affiliate:write': ['affiliate:manage'],
+  // Availability drafts become proposals: who lets an assistant draft them must be able to approve them.
+  'availabilities:draft': ['proposals:approve'],
+};
+
+/**
+ * AI write modes that need a permission (S1): `autonomous` writes texts to the shop without a person's approval, so
+ * only a person who may approve proposals can hand it to an assistant (SPEC: writes only after a person approves).
+ */
+export const writeModePermission: Partial<Record<WriteMode, Permission>> = {
+  autonomous: 'proposals:approve',
 };
 
 export function hasPermission(person: Pick<Person, 'permissions'>, permission: Permission): boolean {

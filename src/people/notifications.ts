@@ -40,6 +40,13 @@ export async function markNotificationsRead(db: Db, person: Person): Promise<num
   return db('notifications').where({ account_id: person.accountId }).whereIn('id', ids).update({ read_at: new Date() });
 }
 
+/** What a person reads for each plan feature key (plan_features.feature); an unknown key is shown as it is. */
+export const FEATURE_NAMES: Record<string, string> = {
+  webhooks: 'Webhook endpoints',
+  rest_api: 'REST API',
+  mcp: 'MCP server for AI assistants',
+};
+
 /** The plan and each feature's entitlement with current usage. */
 export async function planOf(db: Db, person: Person) {
   const [account, entitlements, usage] = await Promise.all([
@@ -47,6 +54,6 @@ export async function planOf(db: Db, person: Person) {
   ]);
   return {
     plan: { code: account.plan_code as string, name: account.plan_name as string },
-    features: entitlements.map((e) => ({ ...e, usage: usage[e.feature] ?? null })),
+    features: entitlements.map((e) => ({ ...e, name: FEATURE_NAMES[e.feature] ?? e.feature, usage: usage[e.feature] ?? null })),
   };
 }

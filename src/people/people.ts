@@ -124,7 +124,7 @@ export async function updatePerson(db: Db, accountId: string, id: string, change
     patch.password_hash = await hashPassword(change.password);
     patch.password_changed_at = new Date();
   }
-  if (change.unlock) Object.assign(patch, { failed_sign_ins: 0, locked_until: null });
+  if (change.unlock) Object.assign(patch, { failed_sign_ins: 0, locked_until: null, failed_second_factors: 0, second_factor_locked_until: null });
   if (Object.keys(patch).length > 0) {
     await db.transaction(async (trx) => {
       await trx('people').where({ id }).update(patch);
@@ -152,10 +152,10 @@ export async function disablePerson(db: Db, accountId: string, id: string): Prom
 /** The person as the rules see them, or null when unknown or disabled. */
 export async function loadPerson(db: Db, id: string): Promise<Person | null> {
   const row = await db('people as p').join('accounts as a', 'a.id', 'p.account_id')
-    .select('p.*', 'a.code as account_code', 'a.name as account_name').where('p.id', id).whereNull('p.disabled_at').first();
+    .select('p.*', 'a.code as account_code', 'a.name as account_name', 'a.time_zone as account_time_zone').where('p.id', id).whereNull('p.disabled_at').first();
   if (!row) return null;
   return {
-    id: row.id, accountId: String(row.account_id), accountCode: row.account_code, accountName: row.account_name, email: row.email, name: row.name,
+    id: row.id, accountId: String(row.account_id), accountCode: row.account_code, accountName: row.account_name, accountTimeZone: row.account_time_zone, email: row.email, name: row.name,
     role: row.role, permissions: effectivePermissions(row.role, row.permissions), shopCodes: row.all_shops ? null : new Set(row.shop_codes as string[]),
     totpEnabled: row.totp_enabled_at !== null,
   };
@@ -166,4 +166,18 @@ export async function changeOwnPassword(db: Db, personId: string, current: strin
   const row = await db('people').where({ id: personId }).first('password_hash', 'account_id');
   if (!row || !(await verifyPassword(row.password_hash, current))) throw new AppError('INVALID_PARAMETER', 'The current password is not right.', { param: 'currentPassword', reason: 'mismatch' });
   await updatePerson(db, String(row.account_id), personId, { password: next });
+}
+
+/**
+ * An owner turns another person's second factor off (a lost phone): the TOTP secret and recovery codes are removed and
+ * the person's sessions end, so their next sign-in is with the password only and they set up a new factor.
+ */
+export async function resetSecondFactor(db: Db, accountId: string, id: string): Promise<PersonSummary> {
+  const row = await db('people').where({ account_id: accountId, id }).first();
+  if (!row) throw new AppError('NOT_FOUND', `No person ${id} in this account.`);
+  await db.transaction(async (trx) => {
+    await trx('people').where({ id }).update({ totp_secret: null, totp_enabled_at: null, totp_last_step: null, recovery_code_hashes: [] });
+    await trx('app_sessions').where({ person_id: id }).orWhere({ pending_person_id: id }).delete();
+  });
+  return summary(await db('people').where({ id }).first(), new Date());
 }

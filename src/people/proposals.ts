@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import type { PlatformRegistry } from '../platforms/registry.js';
+import { platformUnsupported } from '../platforms/unsupported.js';
 import { prepareTextItems } from '../proposals/create.js';
 import { recordContentWrite } from '../proposals/contentWrites.js';
 import type { TextField } from '../proposals/model.js';
@@ -21,12 +22,12 @@ export function mayApproveProposals(person: Person): boolean {
   return hasPermission(person, 'proposals:approve');
 }
 
-export function pendingProposalsOf(db: Db, person: Person) {
-  return listDrafts(db, person.accountId, person.shopCodes, true);
+export function pendingProposalsOf(db: Db, person: Person, page: { limit: number; offset: number } = { limit: 50, offset: 0 }) {
+  return listDrafts(db, person.accountId, person.shopCodes, true, page.limit, page.offset);
 }
 
-export function decidedProposalsOf(db: Db, person: Person) {
-  return listDrafts(db, person.accountId, person.shopCodes, false, 30);
+export function decidedProposalsOf(db: Db, person: Person, page: { limit: number; offset: number } = { limit: 30, offset: 0 }) {
+  return listDrafts(db, person.accountId, person.shopCodes, false, page.limit, page.offset);
 }
 
 function requireApprover(person: Person): void {
@@ -66,6 +67,8 @@ export async function saveTextsAsPerson(
   const syncShop = await getSyncShop(db, shop.id);
   const adapter = platforms.get(syncShop.platform);
   if (!adapter) throw new AppError('WRITES_UNAVAILABLE', `No adapter for platform ${syncShop.platform}.`);
+  const write = entity === 'product' ? 'product_texts' : 'category_texts';
+  if (!adapter.capabilities.writes.includes(write)) throw platformUnsupported(syncShop.platform, write, shopCode);
   const texts = item.changes as Record<TextField, string>;
   const kept = entity === 'product' ? await adapter.writeProductTexts(syncShop, id, texts) : await adapter.writeCategoryTexts(syncShop, id, texts);
   const after = Object.fromEntries(Object.keys(texts).map((f) => [f, kept[f as TextField] ?? null])) as Record<TextField, string | null>;

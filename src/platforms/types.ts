@@ -1,18 +1,14 @@
 /**
- * The shop-platform adapter (D20): how the service reads a shop back-end's changes and applies the few writes it makes.
- * Records use one neutral shape for every platform (money in integer minor units, ISO codes, Dates); an adapter for a
- * real platform maps its API into them. The `demo` platform is the one that ships.
+ * The shop-platform port (D20, docs/platforms.md): how the service reads a shop back-end's changes and applies the few
+ * writes it makes. It is written in the domain's records (src/records: money in integer minor units, ISO codes, Dates);
+ * each adapter (src/platforms/<name>/) maps its platform's API into them and declares what it can do.
  */
+import type { Knex } from 'knex';
 import type {
-  GeneratedCategory, GeneratedProduct, GeneratedClaim, GeneratedDocumentRecord, GeneratedOrder, GeneratedSearchConsoleProperty, GeneratedSearchConsoleRun, GeneratedShipment,
-  GeneratedStockItem, GeneratedStockMovement, GeneratedCoupon,
-} from './demo/types.js';
-import type { GeneratedCompanyCost } from './demo/companyCosts.js';
-import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from './demo/analytics.js';
-import type { GeneratedSearchConsoleDay } from './demo/searchConsoleRows.js';
-import type {
-  GeneratedArticle, GeneratedAvailability, GeneratedCategoryTexts, GeneratedContentCapabilities, GeneratedProductTexts,
-} from './demo/content.js';
+  AdSpend, Article, Availability, Category, CategoryTexts, Claim, CompanyCost, ContentCapabilities, Coupon, DocumentRecord, Order, OrderTracking,
+  Product, ProductTexts, SearchConsoleDay, SearchConsoleProperty, SearchConsoleRun, Shipment, StockItem, StockMovement, VisitDay,
+} from '../records/types.js';
+import type { DocumentType } from '../records/types.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = [
@@ -28,28 +24,32 @@ export interface PlatformShop {
   code: string;
   platform: string;
   timeZone: string;
-  /** Platform-specific connection settings (for `demo`: seed and history window). */
+  /** Shop currency (ISO 4217). */
+  currency?: string;
+  /** Platform-specific connection settings, never secrets (for `demo`: seed and history window). */
   settings: Record<string, unknown>;
+  /** The decrypted connection credentials (only in the worker's memory, never logged); null when the platform needs none. */
+  credentials?: PlatformCredentials | null;
 }
 
-export type PlatformOrder = Omit<GeneratedOrder, 'shipments'>;
+export type PlatformOrder = Omit<Order, 'shipments'>;
 /** An outbound shipment; return shipments of claims are part of the claim, never a shipment. */
-export type PlatformShipment = GeneratedShipment & { orderCode: string };
+export type PlatformShipment = Shipment & { orderCode: string };
 /** A document as the shop shows it at the read's end: issued content, lines, VAT per rate, buyer and current state. */
-export type PlatformDocument = GeneratedDocumentRecord;
-export type PlatformClaim = GeneratedClaim;
-export type PlatformStockMovement = GeneratedStockMovement;
-export type PlatformStockItem = GeneratedStockItem;
-export type PlatformSearchConsoleRun = GeneratedSearchConsoleRun;
-export type PlatformSearchConsoleProperty = GeneratedSearchConsoleProperty;
+export type PlatformDocument = DocumentRecord;
+export type PlatformClaim = Claim;
+export type PlatformStockMovement = StockMovement;
+export type PlatformStockItem = StockItem;
+export type PlatformSearchConsoleRun = SearchConsoleRun;
+export type PlatformSearchConsoleProperty = SearchConsoleProperty;
 /** A monthly company cost (issue 9): the result after costs of the financial summary. */
-export type PlatformCompanyCost = GeneratedCompanyCost;
+export type PlatformCompanyCost = CompanyCost;
 /** What the platform lets the service write: text fields per entity, and whether the availability dictionary is manageable (and why not). */
-export type PlatformContentCapabilities = GeneratedContentCapabilities;
-export type PlatformAvailability = GeneratedAvailability;
-export type PlatformProductTexts = GeneratedProductTexts;
-export type PlatformCategoryTexts = GeneratedCategoryTexts;
-export type PlatformArticle = GeneratedArticle;
+export type PlatformContentCapabilities = ContentCapabilities;
+export type PlatformAvailability = Availability;
+export type PlatformProductTexts = ProductTexts;
+export type PlatformCategoryTexts = CategoryTexts;
+export type PlatformArticle = Article;
 /** One record of the catalogue area: the platform's content capabilities, a dictionary entry, texts, or an article. */
 export type CatalogueRecord =
   | { kind: 'capabilities'; capabilities: PlatformContentCapabilities }
@@ -59,16 +59,16 @@ export type CatalogueRecord =
   | { kind: 'article'; article: PlatformArticle };
 /** Web analytics and advertising (issue 9): a day of visits, a tracked order, a day of ad spend. */
 export type PlatformWebAnalytics =
-  | { kind: 'visits'; day: GeneratedVisitDay }
-  | { kind: 'tracking'; tracking: GeneratedOrderTracking }
-  | { kind: 'ads'; day: string; rows: GeneratedAdSpend[] };
+  | { kind: 'visits'; day: VisitDay }
+  | { kind: 'tracking'; tracking: OrderTracking }
+  | { kind: 'ads'; day: string; rows: AdSpend[] };
 /** A coupon as the shop stores it (issue 10); fixed amounts in the shop currency. */
-export type PlatformCoupon = Omit<GeneratedCoupon, 'partnerIndex'> & { partnerIndex: number | null };
+export type PlatformCoupon = Omit<Coupon, 'partnerIndex'> & { partnerIndex: number | null };
 
 /** A product category as the shop has it. */
-export type PlatformCategory = GeneratedCategory;
+export type PlatformCategory = Category;
 /** A sellable product (for platforms with variants: one variant) with its price in the shop currency. */
-export type PlatformProduct = GeneratedProduct;
+export type PlatformProduct = Product;
 
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
@@ -95,7 +95,7 @@ export interface AreaRecords {
   /** Every coupon the shop has at `until` (a small set), then the list of their codes: a code missing from it was removed. */
   coupons: { kind: 'coupon'; coupon: PlatformCoupon } | { kind: 'present'; codes: string[] };
   /** One delivered day of search-console rows (fresh or final). */
-  search_console_data: GeneratedSearchConsoleDay;
+  search_console_data: SearchConsoleDay;
 }
 
 export interface ChangeRequest {
@@ -148,24 +148,89 @@ export interface CouponInput {
 /** A coupon as the shop has it right now (read before a write: the preview's base and the stale check). */
 export type PlatformCouponState = PlatformCoupon & { note: string | null };
 
+/** Writes the service can make in a shop; a platform declares the ones it takes (`PlatformCapabilities.writes`). */
+export const PLATFORM_WRITES = ['coupons', 'product_texts', 'category_texts', 'availability'] as const;
+export type PlatformWrite = (typeof PLATFORM_WRITES)[number];
+
+/** What a platform can do with coupons (SPEC `/coupons/capabilities`): a fact about its API, declared by its adapter. */
+export interface CouponPlatformCapabilities {
+  discountTypes: Array<'percent' | 'fixed' | 'free_shipping'>;
+  percentRange: { min: number; max: number };
+  fixedAmountCurrencies: 'shop_currency' | 'any';
+  restrictions: { categories: boolean; products: boolean; minimumOrder: boolean; maxCategories: number; maxProducts: number };
+  limits: { usageLimit: boolean; perCustomerLimit: boolean; validFrom: boolean; validUntil: boolean };
+  codeRules: { minLength: number; maxLength: number; pattern: string; caseSensitive: boolean };
+  couponFromLink: boolean;
+  canDisable: boolean;
+  canDelete: boolean;
+}
+
+/** What a platform can do, declared once by its adapter; the service refuses the rest with PLATFORM_UNSUPPORTED. */
+export interface PlatformCapabilities {
+  /** Data areas the adapter syncs (a subset of SYNC_AREAS); the other areas stay empty for its shops. */
+  areas: readonly SyncArea[];
+  /** Writes the platform takes; the write methods of the port are called only for these. */
+  writes: readonly PlatformWrite[];
+  /** Its coupon rules; null exactly when `writes` lacks `coupons`. */
+  coupons: CouponPlatformCapabilities | null;
+  /** Accounting documents the platform issues; types it does not issue are absent from /documents, never invented. */
+  documents: readonly DocumentType[];
+}
+
+/** One field of a platform's connection credentials, as the CLI and the application ask for it. */
+export interface CredentialField {
+  name: string;
+  label: string;
+  /** Secret fields are masked on input; every field is stored encrypted and never returned either way. */
+  secret: boolean;
+  /** Absent = required. */
+  optional?: boolean;
+}
+
+/** Credentials as a person entered them (e.g. `{ baseUrl, apiKey }`): stored encrypted with SECRETS_KEY, never returned. */
+export type PlatformCredentials = Record<string, string>;
+
+/** A shop about to be connected: what the test connection checks before anything is saved. */
+export interface ConnectionRequest {
+  accountCode: string;
+  shopCode: string;
+  currency: string;
+  timeZone: string;
+  credentials: PlatformCredentials;
+}
+
+/** The outcome of a test connection; a refusal says why in words a person can act on. */
+export type ConnectionCheck =
+  | { ok: true; /** Platform-specific settings to store with the shop (never secrets), e.g. the demo's seed. */ settings: Record<string, unknown> }
+  | { ok: false; reason: 'credentials_rejected' | 'unreachable' | 'invalid'; message: string };
+
 /** A shop back-end as the service uses it: read changes per data area; write what later issues need. */
 export interface ShopPlatformAdapter {
   readonly platform: string;
-  readonly areas: readonly SyncArea[];
+  readonly capabilities: PlatformCapabilities;
+  /** The credentials a connection of this platform needs (empty: none). */
+  readonly credentialFields: readonly CredentialField[];
+  /** Checks that the platform answers with these credentials (nothing is saved by the service before this is ok). */
+  verifyConnection(request: ConnectionRequest): Promise<ConnectionCheck>;
   /** The shop's current time as the platform sees it (the `until` of a sync run). */
   now(shop: PlatformShop): Date;
   /** Changes of one area in (since, until], in batches, each with the position to resume after it. */
   readChanges<A extends SyncArea>(shop: PlatformShop, area: A, request: ChangeRequest): AsyncIterable<ChangeBatch<A>>;
-  /** Writes availability dictionary entries; returns them as the shop stored them. */
+  /** Writes availability dictionary entries; returns them as the shop stored them (only with the `availability` write). */
   writeAvailabilities(shop: PlatformShop, entries: AvailabilityEntry[]): Promise<AvailabilityEntry[]>;
-  /** Writes product texts; returns what the shop stored (it may strip markup). */
+  /** Writes product texts; returns what the shop stored, which may strip markup (only with `product_texts`). */
   writeProductTexts(shop: PlatformShop, productCode: string, texts: ContentTexts): Promise<ContentTexts>;
-  /** Writes category texts; returns what the shop stored. */
+  /** Writes category texts; returns what the shop stored (only with `category_texts`). */
   writeCategoryTexts(shop: PlatformShop, categoryGuid: string, texts: ContentTexts): Promise<ContentTexts>;
-  /** Creates or replaces a coupon. */
+  /** Creates or replaces a coupon (only with `coupons`, as are the two below). */
   saveCoupon(shop: PlatformShop, coupon: CouponInput): Promise<CouponInput>;
   /** Removes a coupon; false when the shop had no such coupon. */
   removeCoupon(shop: PlatformShop, code: string): Promise<boolean>;
   /** The coupon as the shop has it now (live, not the mirror), or null when the shop has no such coupon. */
   readCoupon(shop: PlatformShop, code: string): Promise<PlatformCouponState | null>;
+  /**
+   * Optional, for a simulated platform only (the demo): in the transaction that applies a batch of orders, records
+   * what the service's own visitor tracking would have seen of these orders' shoppers. Real platforms leave it out.
+   */
+  simulateTrackedVisits?(trx: Knex.Transaction, shop: PlatformShop, orders: PlatformOrder[]): Promise<void>;
 }

@@ -69,8 +69,8 @@ export async function getDraft(db: Db, accountId: string, shopCodes: ReadonlySet
 }
 
 /** Proposals of the account on the given shops: open ones (oldest first) or decided ones (newest first). */
-export async function listDrafts(db: Db, accountId: string, shopCodes: ReadonlySet<string> | null, open: boolean, limit = 50): Promise<DraftView[]> {
-  const q = base(db).where('p.account_id', accountId).limit(limit);
+export async function listDrafts(db: Db, accountId: string, shopCodes: ReadonlySet<string> | null, open: boolean, limit = 50, offset = 0): Promise<DraftView[]> {
+  const q = base(db).where('p.account_id', accountId).limit(limit).offset(offset);
   if (shopCodes) q.whereIn('s.code', [...shopCodes]);
   if (open) q.whereNull('p.finished_at').whereNull('p.decision').orderBy('p.id', 'asc');
   else q.where((w) => w.whereNotNull('p.finished_at').orWhereNotNull('p.decision')).orderBy('p.id', 'desc');

@@ -8,7 +8,8 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
 import { fieldHash } from '../content/hash.js';
 import type { PlatformRegistry } from '../platforms/registry.js';
-import type { ContentTexts, ShopPlatformAdapter } from '../platforms/types.js';
+import type { ContentTexts, PlatformWrite, ShopPlatformAdapter } from '../platforms/types.js';
+import { platformUnsupported } from '../platforms/unsupported.js';
 import { getContentCapabilities } from '../queries/content.js';
 import { getSyncShop, type SyncShop } from '../sync/shops.js';
 import { getClaimsSettingsDocument, writeClaimsSetting } from './claimsSettings.js';
@@ -92,6 +93,12 @@ async function finishItem(db: Db, itemId: string, status: ItemStatus, result: It
 
 const failure = (code: string, message: string): ItemResult => ({ stored: null, afterHash: null, warnings: [], error: { code, message }, eventId: null });
 
+/** The item's failure when the shop's platform does not take the write (nothing was sent to the shop). */
+function unsupported(shop: SyncShop, write: PlatformWrite): ItemResult {
+  const error = platformUnsupported(shop.platform, write, shop.code);
+  return failure(error.code, error.message);
+}
+
 function adapterOf(platforms: PlatformRegistry, shop: SyncShop): ShopPlatformAdapter {
   const adapter = platforms.get(shop.platform);
   if (!adapter) throw new Error(`No adapter for platform ${shop.platform}`);
@@ -126,6 +133,8 @@ export async function writeProposalItem(deps: ProposalWriteDeps, itemId: string,
 
   if (item.entity === 'product' || item.entity === 'category') {
     const adapter = adapterOf(deps.platforms, shop);
+    const write = item.entity === 'product' ? 'product_texts' : 'category_texts';
+    if (!adapter.capabilities.writes.includes(write)) return finishItem(db, itemId, 'failed', unsupported(shop, write));
     const texts = item.changes as ContentTexts;
     const kept = item.entity === 'product' ? await adapter.writeProductTexts(shop, item.entity_id, texts) : await adapter.writeCategoryTexts(shop, item.entity_id, texts);
     await deps.afterShopWrite?.(itemId);
@@ -144,6 +153,7 @@ export async function writeProposalItem(deps: ProposalWriteDeps, itemId: string,
 
   if (item.entity === 'availability') {
     const adapter = adapterOf(deps.platforms, shop);
+    if (!adapter.capabilities.writes.includes('availability')) return finishItem(db, itemId, 'failed', unsupported(shop, 'availability'));
     const row = await db('availabilities').where({ shop_id: item.shop_id, availability_id: item.entity_id }).first();
     if (!row) return finishItem(db, itemId, 'failed', failure('PROPOSAL_TARGET_NOT_FOUND', `The shop no longer has availability ${item.entity_id}.`));
     const entry = {

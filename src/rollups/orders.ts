@@ -5,7 +5,7 @@
  * stale and never counts a record twice. The demo loader and migration 008 build them the same way for a whole shop.
  */
 import type { Knex } from 'knex';
-import { ORDER_STATUSES } from '../platforms/demo/catalogue.js';
+import { ORDER_STATUSES } from '../records/statuses.js';
 import { refreshChannelDays } from './channels.js';
 
 /** Runs one statement with $n parameters: a knex transaction and a bare pg connection (the loader's COPY transaction) both fit. */

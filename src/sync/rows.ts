@@ -3,15 +3,15 @@
  * a record loaded as history and the same record read by a later sync are byte-identical rows — a re-sync of
  * unchanged data finds nothing to change.
  */
-import { formatMinor } from '../platforms/demo/money.js';
+import { formatMinor } from '../records/money.js';
 import type {
   PlatformClaim, PlatformDocument, PlatformOrder, PlatformSearchConsoleProperty, PlatformSearchConsoleRun, PlatformShipment,
   PlatformStockItem, PlatformStockMovement, PlatformArticle, PlatformAvailability, PlatformCategoryTexts, PlatformContentCapabilities,
   PlatformProductTexts, PlatformCoupon,
 } from '../platforms/types.js';
-import type { GeneratedTrackingEvent } from '../platforms/demo/types.js';
+import type { TrackingEvent } from '../records/types.js';
 import { maskAccount } from '../claims/accounts.js';
-import { CLAIM_STATUSES } from '../platforms/demo/catalogue.js';
+import { CLAIM_STATUSES } from '../records/statuses.js';
 
 const CLAIM_STATUS_NAMES = new Map<number, string>(Object.values(CLAIM_STATUSES).map((s) => [s.id, s.name]));
 
@@ -64,7 +64,7 @@ export function shipmentRow(shopId: string, s: PlatformShipment): Row {
   };
 }
 
-export function trackingEventRows(shipmentId: string | number, events: GeneratedTrackingEvent[]): Row[] {
+export function trackingEventRows(shipmentId: string | number, events: TrackingEvent[]): Row[] {
   return events.map((e) => ({
     shipment_id: shipmentId, occurred_at: e.occurredAt, status: e.status, description: e.description, location: e.location, is_delivery: e.isDelivery,
   }));

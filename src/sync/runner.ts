@@ -100,7 +100,7 @@ export async function syncArea(db: Db, adapter: ShopPlatformAdapter, shop: SyncS
       const locked = await lockCheckpoint(trx, shop.id, area, checkpoint);
       const sink = new EventSink(trx, shop, locked.events_from.getTime());
       const written = await applyBatch(trx, area, shop, batch.records, sink);
-      await affiliateAfterBatch(trx, shop, area, batch.records, until);
+      await affiliateAfterBatch(trx, adapter, shop, area, batch.records, until);
       const events = await sink.flush();
       await options.beforeCommit?.({ area, batch: result.batches + 1 });
       await trx('sync_checkpoints').where({ shop_id: shop.id, area }).update({ run_until: until, run_position: batch.position, updated_at: new Date() });

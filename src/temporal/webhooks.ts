@@ -2,10 +2,14 @@
 import { ScheduleAlreadyRunning, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { TemporalAccess } from './access.js';
-import type { DeliveryWorkflows } from '../webhooks/dispatch.js';
+import type { DeliveryWorkflows, StartableDelivery } from '../webhooks/dispatch.js';
+import type { WebhookWorkflowStatus } from './searchAttributes.js';
 import type { WebhookDeliveryInput } from '../../workflows/webhookDelivery.js';
 import type { WebhookEndpointInput } from '../../workflows/webhookEndpoint.js';
 import { scheduleIds, TASK_QUEUE, webhookSignals, workflowIds } from './constants.js';
+import { webhookSearchAttributes } from './searchAttributes.js';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { logger } from '../logger.js';
 
 /**
  * Starts the outbox dispatcher of `taskQueue` unless it runs, and creates the hourly delivery-log retention Schedule
@@ -50,25 +54,62 @@ export async function notifyEndpointActor(temporal: TemporalAccess, endpointId: 
   }
 }
 
+/** Whether the namespace has our search attributes: assumed until a start says otherwise (then for the process). */
+let labelsAccepted = true;
+
+function isUnknownSearchAttribute(error: unknown): boolean {
+  return /search attribute/i.test(String((error as Error)?.message ?? '')) || /search attribute/i.test(String((error as { cause?: Error })?.cause?.message ?? ''));
+}
+
+/** A delivery workflow's search attributes (W3). */
+export function deliveryAttributes(d: StartableDelivery, status: WebhookWorkflowStatus): TypedSearchAttributes {
+  const labels = d.labels!;
+  return new TypedSearchAttributes([
+    { key: webhookSearchAttributes.account, value: labels.account },
+    { key: webhookSearchAttributes.shop, value: labels.shop ?? '-' },
+    { key: webhookSearchAttributes.endpoint, value: d.endpointId },
+    { key: webhookSearchAttributes.eventType, value: labels.eventType },
+    { key: webhookSearchAttributes.status, value: status },
+  ]);
+}
+
 /** Starts, wakes and signals the webhook workflows of `taskQueue` (the dispatcher's and the actor's reach into Temporal). */
-export function webhookWorkflowsClient(client: Client, taskQueue: string, retryScheduleMs: number[]): DeliveryWorkflows & { checkEndpoint(endpointId: string): Promise<void> } {
-  const deliveryArgs = (d: { deliveryId: string; endpointId: string; firstAttempt: number; firstRetryAt?: number }): [WebhookDeliveryInput] => [{ ...d, retryScheduleMs }];
+export function webhookWorkflowsClient(client: Client, taskQueue: string, retryScheduleMs: number[], opts: { searchAttributes?: boolean } = {}): DeliveryWorkflows & { checkEndpoint(endpointId: string): Promise<void> } {
+  // Off for Temporal's time-skipping test server, which knows no custom search attributes (W3).
+  const withAttributes = opts.searchAttributes ?? true;
+  const deliveryArgs = (d: StartableDelivery, labelled: boolean): [WebhookDeliveryInput] => [{
+    deliveryId: d.deliveryId, endpointId: d.endpointId, firstAttempt: d.firstAttempt, retryScheduleMs,
+    ...(d.firstRetryAt !== undefined ? { firstRetryAt: d.firstRetryAt } : {}), ...(labelled ? { searchAttributes: true } : {}),
+  }];
+  const startOnce = async (d: StartableDelivery, labelled: boolean) => {
+    await client.workflow.start('webhookDeliveryWorkflow', {
+      taskQueue, workflowId: workflowIds.webhookDelivery(d.deliveryId), args: deliveryArgs(d, labelled), workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      ...(labelled && d.labels ? { typedSearchAttributes: deliveryAttributes(d, d.firstRetryAt !== undefined ? 'RETRYING' : 'ATTEMPTING') } : {}),
+    });
+  };
   return {
     async start(d) {
       try {
-        await client.workflow.start('webhookDeliveryWorkflow', {
-          taskQueue, workflowId: workflowIds.webhookDelivery(d.deliveryId), args: deliveryArgs(d), workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        });
+        await startOnce(d, withAttributes && labelsAccepted && d.labels !== undefined);
       } catch (error) {
         // Already running: started before a crash hid it, or by another dispatcher.
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        // A namespace without our search attributes (not registered on that cluster): start without them.
+        if (!isUnknownSearchAttribute(error)) throw error;
+        if (labelsAccepted) logger.warn({ component: 'webhooks', err: error }, 'the Temporal namespace lacks the webhook search attributes (docs/webhooks.md); delivery workflows start without them');
+        labelsAccepted = false;
+        try {
+          await startOnce(d, false);
+        } catch (again) {
+          if (!(again instanceof WorkflowExecutionAlreadyStartedError)) throw again;
+        }
       }
     },
     async wake(d) {
       const workflowId = workflowIds.webhookDelivery(d.deliveryId);
       if (d.pending) {
         // Starts it when none runs (the attempt number continues from Postgres), else just wakes it.
-        await client.workflow.signalWithStart('webhookDeliveryWorkflow', { taskQueue, workflowId, args: deliveryArgs(d), signal: webhookSignals.wake, signalArgs: [] });
+        await client.workflow.signalWithStart('webhookDeliveryWorkflow', { taskQueue, workflowId, args: deliveryArgs(d, false), signal: webhookSignals.wake, signalArgs: [] });
         return;
       }
       try {

@@ -11,6 +11,13 @@ import { TASK_QUEUE } from './constants.js';
 export const workflowsPath = path.join(projectRoot, 'dist', 'workflows', 'index.js');
 
 let runtimeInstalled = false;
+/** Where the SDK serves its own worker metrics (Prometheus), set by the entry point before the first worker. */
+let temporalMetricsAddress: string | undefined;
+
+/** Asks the Temporal runtime to serve its worker metrics on `address` (`host:port`); call before the first worker. */
+export function serveTemporalMetrics(address: string): void {
+  temporalMetricsAddress = address;
+}
 
 /** Routes the Temporal SDK's own logs into our JSON log at our level (once per process, before any Temporal runtime use). */
 export function installRuntimeLogger(): void {
@@ -23,7 +30,10 @@ export function installRuntimeLogger(): void {
     shutdownSignals: [],
     // The native core's warnings (e.g. the server unreachable while it restarts) come here too, as JSON, not as
     // plain text on stderr.
-    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'WARN' }, forward: {} } },
+    telemetryOptions: {
+      logging: { filter: { core: 'WARN', other: 'WARN' }, forward: {} },
+      ...(temporalMetricsAddress ? { metrics: { prometheus: { bindAddress: temporalMetricsAddress } } } : {}),
+    },
     logger: {
       log: (level: LogLevel, message: string, meta?: LogMetadata) => temporalLog[levels[level]](meta ?? {}, message),
       trace: (message: string, meta?: LogMetadata) => temporalLog.trace(meta ?? {}, message),

@@ -10,10 +10,11 @@ import { logger } from '../logger.js';
 import { countWebhookAttempt } from '../logSummary.js';
 import { verifyDestination, WebhookAddressError } from './addresses.js';
 import { webhooksEnabled } from './plan.js';
-import { postWebhook, type AttemptOutcome, type SendResult } from './http.js';
+import { postWebhook, type SendResult } from './http.js';
 import { decryptSecret } from './secrets.js';
 import { deliveryRequestHeaders } from './signature.js';
-import { PAUSE_AFTER_CONSECUTIVE_FAILURES, type WebhookSettings } from './settings.js';
+import { failureNeedsPauseCheck, nextStep, retryDueAt } from './engine.js';
+import type { WebhookSettings } from './settings.js';
 
 export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'SKIPPED';
 
@@ -21,8 +22,8 @@ export interface AttemptInput {
   deliveryId: string;
   /** The attempt number, chosen by the workflow (1 for a new delivery; attempts continue after a manual retry). */
   attempt: number;
-  /** The delay before the next attempt if this one fails, or null when this is the last scheduled attempt. */
-  retryDelayMs: number | null;
+  /** The delivery's retry schedule (the workflow's input): the engine picks the delay after this attempt from it. */
+  retryScheduleMs: readonly number[];
 }
 
 export interface AttemptResult {
@@ -35,6 +36,8 @@ export interface AttemptResult {
   /** True when this failure brought an enabled endpoint to the pause threshold (the workflow tells the endpoint actor). */
   pauseCheck: boolean;
   httpStatus?: number | null;
+  /** With `retry`: the engine's delay before the next attempt, counted from this attempt's end (the workflow's timer). */
+  retryDelayMs?: number;
 }
 
 const log = logger.child({ component: 'webhooks' });
@@ -56,7 +59,7 @@ interface DeliveryRow {
   consecutive_failures: number;
 }
 
-const pauseCheckFor = (state: string, failures: number) => state === 'enabled' && failures >= PAUSE_AFTER_CONSECUTIVE_FAILURES;
+const pauseCheckFor = failureNeedsPauseCheck;
 
 /** Performs attempt `input.attempt` of a delivery, or reports why it is not made. */
 export async function attemptDelivery(db: Db, settings: WebhookSettings, input: AttemptInput): Promise<AttemptResult> {
@@ -107,13 +110,12 @@ export async function currentStatus(db: Db, id: string): Promise<DeliveryStatus>
   return (await db('webhook_deliveries').where({ id }).first('status'))?.status ?? 'SKIPPED';
 }
 
-const persistent: AttemptOutcome[] = ['redirect', 'address_rejected'];
-
 /** Logs the attempt and moves the delivery and the endpoint's failure count, once per attempt number. */
 async function recordAttempt(db: Db, row: DeliveryRow, input: AttemptInput, attemptedAt: Date, result: SendResult): Promise<AttemptResult> {
   const success = result.outcome === 'success';
-  const final = success || persistent.includes(result.outcome) || row.manual_retry_at !== null || input.retryDelayMs === null;
-  const status: DeliveryStatus = success ? 'SENT' : final ? 'FAILED' : 'PENDING';
+  const step = nextStep({ outcome: result.outcome, attempt: input.attempt, retryScheduleMs: input.retryScheduleMs, manualRetry: row.manual_retry_at !== null });
+  const status: DeliveryStatus = step.status;
+  const dueAt = step.status === 'PENDING' ? retryDueAt(attemptedAt, result.durationMs, step.retryDelayMs) : null;
   const outcome = await db.transaction(async (trx) => {
     const inserted = await trx('webhook_delivery_attempts').insert({
       delivery_id: row.id, attempt: input.attempt, outcome: result.outcome, http_status: result.httpStatus, error: result.error,
@@ -123,7 +125,7 @@ async function recordAttempt(db: Db, row: DeliveryRow, input: AttemptInput, atte
     // A delivery skipped while this attempt was under way stays SKIPPED unless the receiver took it (then it was sent).
     const moved = await trx('webhook_deliveries').where({ id: row.id }).where((w) => (success ? w.whereIn('status', ['PENDING', 'SKIPPED']) : w.where('status', 'PENDING'))).update({
       status, attempts: input.attempt, last_attempt_at: attemptedAt, last_http_status: result.httpStatus, held_since: null,
-      next_attempt_at: status === 'PENDING' ? new Date(attemptedAt.getTime() + (input.retryDelayMs ?? 0)) : null,
+      next_attempt_at: dueAt,
       completed_at: status === 'PENDING' ? null : trx.fn.now(),
     });
     const [endpoint] = await trx('webhook_endpoints').where({ id: row.endpoint_id })
@@ -144,5 +146,6 @@ async function recordAttempt(db: Db, row: DeliveryRow, input: AttemptInput, atte
     status: outcome.status,
     pauseCheck: !success && pauseCheckFor(outcome.state, outcome.failures),
     httpStatus: result.httpStatus,
+    ...(outcome.status === 'PENDING' && step.status === 'PENDING' ? { retryDelayMs: step.retryDelayMs } : {}),
   };
 }

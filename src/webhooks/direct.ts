@@ -1,17 +1,17 @@
 /**
- * The direct delivery path (issue 15, T4, T10): the dispatcher's sender makes every automatic attempt of a delivery
- * itself — the first one as soon as the delivery exists, each retry when Postgres says it is due (`next_attempt_at`,
- * indexed per endpoint) — without a workflow. Only manual retries (D15) and deliveries held by a pause on the workflow
- * path still run as their own `webhook-delivery-<id>` workflow (delivery.ts, workflows/webhookDelivery.ts).
+ * The direct delivery path (issue 15, T4, T10, W3): the dispatcher's sender makes the first attempt of every delivery
+ * as soon as it exists, without a workflow — the common case (a 2xx) costs no workflow. A delivery whose first attempt
+ * fails stays PENDING with `next_attempt_at` (the engine's delay after that attempt ended) and is handed to its own
+ * `webhook-delivery-<id>` workflow by the dispatcher's upkeep (dispatch.ts), which owns every retry with a durable
+ * timer; manual retries (D15) and deliveries held by a pause on the workflow path run there too.
  *
- * - Postgres stays the state: a delivery is taken only while it is PENDING with no workflow, its next attempt due, and
+ * - Postgres stays the state: a delivery is taken only while it is PENDING with no workflow and no attempt yet, and
  *   no other sender of this process holds it; its attempt is logged and its state moved in one transaction per batch
  *   of finished attempts (unique per delivery and attempt number, so a batch written twice logs nothing twice). A crash
  *   between the POST and that commit leaves the delivery PENDING, and it is sent again (receivers de-duplicate by
  *   `event_id`, SPEC).
- * - The retry schedule is the workflow's: after failed attempt n the next is due `retryScheduleMs[n - 1]` after that
- *   attempt ended; with no delay left (the sixth attempt by default) the delivery is FAILED; 3xx and refused addresses
- *   are FAILED at once.
+ * - What an outcome means (SENT, FAILED at once for 3xx and refused addresses, PENDING with its retry time) is the
+ *   engine's (engine.ts), as for the workflow's attempts.
  * - Fairness: every endpoint has its own lane of at most `perEndpointConcurrency` requests under way in this process
  *   (counted process-wide, so two dispatcher runs that overlap share it), and the next deliveries are taken per
  *   endpoint, so a receiver that times out or fails holds only its own lane. While an endpoint's latest attempt failed
@@ -23,10 +23,11 @@ import type { Db } from '../db/knex.js';
 import { logger } from '../logger.js';
 import { countWebhookAttempt } from '../logSummary.js';
 import { verifyDestination, WebhookAddressError, type ResolvedAddress } from './addresses.js';
-import { postWebhook, type AttemptOutcome, type SendResult } from './http.js';
+import { postWebhook, type SendResult } from './http.js';
 import { webhooksEnabled } from './plan.js';
 import { decryptSecret } from './secrets.js';
-import { PAUSE_AFTER_CONSECUTIVE_FAILURES, type WebhookSettings } from './settings.js';
+import { failureNeedsPauseCheck, nextStep, retryDueAt } from './engine.js';
+import type { WebhookSettings } from './settings.js';
 import { deliveryRequestHeaders } from './signature.js';
 
 /** T5: requests under way to one endpoint at a time (per worker process). */
@@ -62,8 +63,6 @@ const RATE_UNKNOWN_HOLD_MS = 1_000;
 
 /** How long an entitlement answer is reused (a plan change reaches first attempts within this time). */
 const ENTITLEMENT_TTL_MS = 1_000;
-/** How long a looked-up next retry time is trusted (other processes' and people's changes reach it within this time). */
-const DUE_LOOKUP_MS = 1_000;
 /** An endpoint whose deliveries could not even be prepared (e.g. its secret does not decrypt) waits this long. */
 const COOL_DOWN_MS = 5_000;
 
@@ -124,7 +123,7 @@ export interface DirectSenderOptions {
   checkEndpoint(endpointId: string): Promise<void>;
   /** Called when slots are free again or a batch was recorded. */
   onProgress?: () => void;
-  /** The clock retries are due by (tests move it on to walk the 1 to 240-minute schedule); default Date.now. */
+  /** The sender's clock (attempt times, entitlement caching; tests move it on); default Date.now. */
   now?: () => number;
   /** T22: after how long a request under way stops counting against `maxInFlight`, and the bound on all open ones. */
   stuckAfterMs?: number;
@@ -153,8 +152,6 @@ interface Finished {
   result: SendResult;
 }
 
-const persistent: AttemptOutcome[] = ['redirect', 'address_rejected'];
-
 /** Bindings of which some are arrays: each array is one Postgres array parameter (`?::bigint[]`, used with unnest). */
 function arrays(...values: unknown[]): Knex.RawBinding[] {
   return values as Knex.RawBinding[];
@@ -166,7 +163,7 @@ function arrays(...values: unknown[]): Knex.RawBinding[] {
  */
 const OWNED = `d.status = 'PENDING' and d.workflow_started_at is null and d.held_since is null and d.manual_retry_at is null`;
 
-/** The sender of one dispatcher run: first attempts and due retries of enabled endpoints. */
+/** The sender of one dispatcher run: first attempts of enabled endpoints (retries are their workflows', W3). */
 export class DirectSender {
   private readonly perEndpoint: number;
   private readonly maxInFlight: number;
@@ -192,8 +189,6 @@ export class DirectSender {
   readonly totals = { sent: 0, failed: 0, retrying: 0 };
   /** Set when the run drained: nothing more is recorded through its connections. */
   private closed = false;
-  /** The next retry's due time as last looked up (and moved earlier by retries recorded since). */
-  private due: { at: number | null; lookedUpAt: number } | null = null;
 
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly options: DirectSenderOptions) {
     this.perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
@@ -209,8 +204,8 @@ export class DirectSender {
   }
 
   /**
-   * Takes the next deliveries — per endpoint its due retries (longest due first), then those waiting for their first
-   * attempt (oldest first), as many as its lane has room for — and starts sending them. Returns how many it started.
+   * Takes the next deliveries — per endpoint those waiting for their first attempt (oldest first), as many as its lane
+   * has room for — and starts sending them. Returns how many it started.
    */
   async fill(): Promise<number> {
     // Requests stuck at a receiver that does not answer do not count (T22), up to the bound on open requests.
@@ -226,18 +221,13 @@ export class DirectSender {
       select d.id, d.endpoint_id, e.account_id, d.event_id, d.event_type, d.body, d.attempts, e.url, e.secret_encrypted, e.consecutive_failures
       from webhook_endpoints e
       cross join lateral (
-        (select ${columns} from webhook_deliveries d
-          where d.endpoint_id = e.id and ${OWNED} and d.attempts > 0 and d.next_attempt_at <= ?
-            and not (d.id = any(?::bigint[]))
-          order by d.next_attempt_at limit ?)
-        union all
-        (select ${columns} from webhook_deliveries d
+        select ${columns} from webhook_deliveries d
           where d.endpoint_id = e.id and ${OWNED} and d.attempts = 0
             and not (d.id = any(?::bigint[]))
-          order by d.id limit ?)
+          order by d.id limit ?
       ) d
       where e.state = 'enabled' and e.deleted_at is null and not (e.id = any(?::bigint[]))`,
-    arrays(new Date(now), taken, this.perEndpoint, taken, this.perEndpoint, full));
+    arrays(taken, this.perEndpoint, full));
     if (result.rows.length === 0) return 0;
 
     // Per endpoint what its lane has room for (retries first: their time is promised), then round-robin over
@@ -290,28 +280,6 @@ export class DirectSender {
       this.track(this.sendLane(fits));
     }
     return started;
-  }
-
-  /**
-   * When the next retry of an enabled endpoint falls due after now (epoch ms by the sender's clock), or null when
-   * none waits: the dispatcher sleeps until then at the latest, so a retry fires on time without polling.
-   */
-  async nextDueAt(): Promise<number | null> {
-    // Looked up at most every DUE_LOOKUP_MS; retries this sender scheduled meanwhile are known without a look-up, and
-    // a cached time already passed only means one early wake-up.
-    const now = this.now();
-    if (this.due && now - this.due.lookedUpAt < DUE_LOOKUP_MS && (this.due.at === null || this.due.at > now)) return this.due.at;
-    const result = await this.db.raw<{ rows: { at: Date | null }[] }>(`
-      select min(n.next_attempt_at) as at from webhook_endpoints e
-      cross join lateral (
-        select d.next_attempt_at from webhook_deliveries d
-        where d.endpoint_id = e.id and ${OWNED} and d.attempts > 0 and d.next_attempt_at > ?
-        order by d.next_attempt_at limit 1
-      ) n
-      where e.state = 'enabled' and e.deleted_at is null`, [new Date(now)]);
-    const at = result.rows[0]?.at;
-    this.due = { at: at ? new Date(at).getTime() : null, lookedUpAt: now };
-    return this.due.at;
   }
 
   /** Attempts per second recorded for the endpoint over the last RATE_WINDOW_MS. */
@@ -479,12 +447,9 @@ export class DirectSender {
 
   /** The status an attempt leaves its delivery in, and when the next attempt is due (the workflow's rules, P24–P29). */
   private decide(f: Finished): { success: boolean; status: 'SENT' | 'FAILED' | 'PENDING'; nextAt: Date | null } {
-    const success = f.result.outcome === 'success';
-    if (success) return { success, status: 'SENT', nextAt: null };
-    const delay = this.settings.retryScheduleMs[f.attempt - 1];
-    if (persistent.includes(f.result.outcome) || delay === undefined) return { success, status: 'FAILED', nextAt: null };
-    // Due its delay after the failed attempt ended, as the workflow's timer starts after an attempt.
-    return { success, status: 'PENDING', nextAt: new Date(f.attemptedAt.getTime() + f.result.durationMs + delay) };
+    const step = nextStep({ outcome: f.result.outcome, attempt: f.attempt, retryScheduleMs: this.settings.retryScheduleMs, manualRetry: false });
+    const nextAt = step.status === 'PENDING' ? retryDueAt(f.attemptedAt, f.result.durationMs, step.retryDelayMs) : null;
+    return { success: step.status === 'SENT', status: step.status, nextAt };
   }
 
   /** Logs a batch of attempts and moves their deliveries and endpoints, in one transaction. */
@@ -539,14 +504,12 @@ export class DirectSender {
       log.info({ deliveryId: r.deliveryId, endpointId: r.endpointId, eventId: r.eventId, attempt: r.attempt, outcome: r.result.outcome, httpStatus: r.result.httpStatus, status: status ?? 'SKIPPED' }, 'webhook attempt failed');
       if (status === 'PENDING') {
         this.totals.retrying++;
-        const at = r.nextAt!.getTime();
-        if (this.due && (this.due.at === null || at < this.due.at)) this.due.at = at;
       } else {
         this.totals.failed++;
       }
     }
     for (const endpoint of outcome.endpoints) {
-      if (endpoint.state === 'enabled' && endpoint.consecutive_failures >= PAUSE_AFTER_CONSECUTIVE_FAILURES) this.checkEndpoint(String(endpoint.id));
+      if (failureNeedsPauseCheck(endpoint.state, endpoint.consecutive_failures)) this.checkEndpoint(String(endpoint.id));
     }
     for (const f of batch) claimed.delete(f.deliveryId);
     this.inFlight -= batch.length;

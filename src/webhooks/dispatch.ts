@@ -116,6 +116,14 @@ export interface StartableDelivery {
   firstAttempt: number;
   /** When `firstAttempt` was made already (direct path, T4): when the next one is due (epoch ms). */
   firstRetryAt?: number;
+  /** What the workflow's search attributes show (W3): the account's code, the event's shop code and type. */
+  labels?: DeliveryLabels;
+}
+
+export interface DeliveryLabels {
+  account: string;
+  shop: string | null;
+  eventType: string;
 }
 
 /** How the dispatcher reaches Temporal; activities implement it with the worker's client. */
@@ -138,19 +146,21 @@ export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflow
     const q = liveEnabledEndpoint(db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .where('d.status', 'PENDING').whereNull('d.workflow_started_at'));
     // The complement of what the dispatcher's sender attempts itself (direct.ts, T10): manual retries and held ones.
-    if (opts.workflowOnly) q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at'));
+    // W3: a delivery whose first attempt failed (attempts > 0, still pending) is handed to its workflow here.
+    if (opts.workflowOnly) q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at').orWhere('d.attempts', '>', 0));
     return q;
   };
   const accounts = (await base().distinct('e.account_id')).map((r) => String(r.account_id));
   if (accounts.length === 0) return 0;
   const entitled = await entitledAccounts(db, accounts);
   if (entitled.length === 0) return 0;
-  const found: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null }[] = await base().whereIn('e.account_id', entitled)
-    .select('d.id', 'd.endpoint_id', 'd.attempts', 'd.manual_retry_at', 'd.next_attempt_at').orderBy('d.id').limit(limit);
+  const found: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null; account_code: string; store: string | null; event_type: string }[] = await base().whereIn('e.account_id', entitled)
+    .join('accounts as a', 'a.id', 'd.account_id')
+    .select('d.id', 'd.endpoint_id', 'd.attempts', 'd.manual_retry_at', 'd.next_attempt_at', 'a.code as account_code', 'd.store', 'd.event_type').orderBy('d.id').limit(limit);
   const rows = opts.exclude ? found.filter((row) => !opts.exclude!.has(String(row.id))) : found;
   const started: string[] = [];
   await inParallel(rows, concurrency, async (row) => {
-    await workflows.start(workflowStartOf(row));
+    await workflows.start({ ...workflowStartOf(row), labels: { account: row.account_code, shop: row.store, eventType: row.event_type } });
     started.push(String(row.id));
   });
   if (started.length > 0) await db('webhook_deliveries').whereIn('id', started).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });

@@ -5,9 +5,9 @@
  */
 import type { Db } from '../db/knex.js';
 import { logger } from '../logger.js';
-import { PAUSE_ABOVE_PENDING, PAUSE_AFTER_CONSECUTIVE_FAILURES } from './settings.js';
+import { pauseReason, type PauseReason } from './engine.js';
 
-export type PauseReason = 'consecutive_failures' | 'pending_deliveries';
+export type { PauseReason };
 
 export async function pendingCount(db: Db, endpointId: string): Promise<number> {
   const row = await db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'PENDING' }).count<{ count: string }[]>('* as count').first();
@@ -22,8 +22,8 @@ export async function pauseIfOverLimits(db: Db, endpointId: string): Promise<{ p
     const state = endpoint.deleted_at ? 'deleted' : endpoint.state;
     const failures: number = endpoint.consecutive_failures;
     const pending = await pendingCount(trx, endpointId);
-    const reason: PauseReason | null = failures >= PAUSE_AFTER_CONSECUTIVE_FAILURES ? 'consecutive_failures' : pending > PAUSE_ABOVE_PENDING ? 'pending_deliveries' : null;
-    if (state !== 'enabled' || !reason) return { paused: false, reason: null, state, failures, pending };
+    const reason = pauseReason(state, failures, pending);
+    if (!reason) return { paused: false, reason: null, state, failures, pending };
     const [{ paused_at: pausedAt }] = await trx('webhook_endpoints').where({ id: endpointId })
       .update({ state: 'paused', paused_at: trx.fn.now(), pause_reason: reason, updated_at: trx.fn.now() }).returning('paused_at');
     const why = reason === 'consecutive_failures' ? `${failures} consecutive delivery attempts failed` : `${pending} deliveries are pending`;

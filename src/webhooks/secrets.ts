@@ -33,18 +33,23 @@ export function keyId(key: Buffer): Buffer {
 
 /** version 2 (1 byte) | key id (4) | IV (12) | tag (16) | ciphertext */
 export function encryptSecret(key: Buffer, endpointId: string, secret: string): Buffer {
+  return sealBound(key, additionalData(endpointId), secret);
+}
+
+/** Encrypts under SECRETS_KEY bound to `aad` (the row it belongs to); shop platform credentials use it too. */
+export function sealBound(key: Buffer, aad: Buffer, secret: string): Buffer {
   const iv = crypto.randomBytes(IV_BYTES);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(additionalData(endpointId));
+  cipher.setAAD(aad);
   const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
   return Buffer.concat([Buffer.from([VERSION_TAGGED]), keyId(key), iv, cipher.getAuthTag(), ciphertext]);
 }
 
-function decryptWith(key: Buffer, endpointId: string, body: Buffer): string {
+function decryptWith(key: Buffer, aad: Buffer, body: Buffer): string {
   const iv = body.subarray(0, IV_BYTES);
   const tag = body.subarray(IV_BYTES, IV_BYTES + TAG_BYTES);
   const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
-  decipher.setAAD(additionalData(endpointId));
+  decipher.setAAD(aad);
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(body.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
 }
@@ -54,19 +59,24 @@ function decryptWith(key: Buffer, endpointId: string, body: Buffer): string {
  * value was altered. `keys` may be a bare key (the current one).
  */
 export function decryptSecret(keys: Buffer | SecretKeys, endpointId: string, stored: Buffer): string {
+  return openBound(keys, additionalData(endpointId), stored);
+}
+
+/** Decrypts what sealBound wrote, with the current key or, during a rotation, the previous one. */
+export function openBound(keys: Buffer | SecretKeys, aad: Buffer, stored: Buffer): string {
   const { current, previous } = Buffer.isBuffer(keys) ? { current: keys, previous: null } : keys;
   const candidates = previous ? [current, previous] : [current];
   if (stored[0] === VERSION_TAGGED) {
     const id = stored.subarray(1, 1 + KEY_ID_BYTES);
     const key = candidates.find((k) => keyId(k).equals(id));
     if (!key) throw new Error(`The secret was encrypted under another SECRETS_KEY (key id ${id.toString('hex')}); set SECRETS_KEY_PREVIOUS to that key.`);
-    return decryptWith(key, endpointId, stored.subarray(1 + KEY_ID_BYTES));
+    return decryptWith(key, aad, stored.subarray(1 + KEY_ID_BYTES));
   }
   if (stored[0] !== VERSION_UNTAGGED) throw new Error(`Unknown secret format ${stored[0]}`);
   let lastError: unknown;
   for (const key of candidates) {
     try {
-      return decryptWith(key, endpointId, stored.subarray(1));
+      return decryptWith(key, aad, stored.subarray(1));
     } catch (error) {
       lastError = error;
     }

@@ -25,6 +25,8 @@ export interface WebhookSettings {
   retryScheduleMs: number[];
   timeoutMs: number;
   resolve: Resolver;
+  /** Whether delivery workflows start with search attributes (W3; default true, false on the time-skipping server). */
+  searchAttributes?: boolean;
 }
 
 /** The settings of the configuration (entry points); tests build their own (short time-outs, their own DNS). */

@@ -5,7 +5,7 @@
  * Every check of a scenario must pass; SKIPPED and INFO are what the suite reports for what does not apply to a
  * stateless server without sessions (e.g. the session lifecycle).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -14,6 +14,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { appTest } from '../helpers/app.js';
+import { FormClient, makePerson } from '../helpers/application.js';
+import { findFreePort } from '../../src/infra/ports.js';
 
 const run = promisify(execFile);
 const tools = JSON.parse(readFileSync(path.join(projectRoot, 'scripts/tool-versions.json'), 'utf8')) as { mcpConformance: { dir: string } };
@@ -101,3 +103,73 @@ for (const [name, version] of SCENARIOS) {
     }
   });
 }
+
+/**
+ * The suite's authorization-server scenarios (issue 23 point 3): metadata, then the authorization code grant as the
+ * suite sends it — a public client, S256, a resource and NO scope. The suite prints the authorization URL and waits on
+ * its loopback callback; the person's part (sign-in, consent) is played here over HTTP, and the callback is delivered
+ * to the suite as a browser would.
+ */
+test.serial('When the MCP conformance suite runs the authorization scenarios against our authorization server, then every check passes', async (t) => {
+  t.timeout(240_000);
+  const base = t.context.server.baseUrl;
+  const port = await findFreePort();
+  const callback = `http://127.0.0.1:${port}/callback`;
+  const registered = await fetch(`${base}/oauth/register`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Conformance Suite', redirect_uris: [callback], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], application_type: 'native' }),
+  });
+  t.is(registered.status, 201);
+  const clientId = (await registered.json() as { client_id: string }).client_id;
+  const owner = await makePerson(t.context.database.db, { role: 'owner' });
+  const dir = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-auth-'));
+  try {
+    const suite = spawn(process.execPath, ['--import', node20Hook, cli, 'authorization', '--url', base, '--client-id', clientId, '--resource', `${base}/api/mcp`, '-p', String(port), '-o', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((resolve) => suite.on('exit', () => resolve()));
+    let output = '';
+    const authorizationUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no authorization URL: ${output}`)), 120_000);
+      suite.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /^(http\S+\/oauth\/authorize\?\S+)$/m.exec(output);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found[1]);
+        }
+      });
+      suite.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    });
+    const url = new URL(authorizationUrl);
+    t.false(url.searchParams.has('scope'), 'the suite asks without scope');
+    const person = new FormClient(base);
+    await person.signIn(owner.email, owner.password);
+    let location = `${url.pathname}${url.search}`;
+    let page = { status: 0, text: '', headers: new Headers() };
+    for (let hops = 0; hops < 10 && !location.startsWith(callback); hops++) {
+      page = await person.get(location.replace(base, ''));
+      if (page.status >= 300 && page.status < 400) location = page.headers.get('location')!;
+      else if (/\/app\/consent\//.test(location)) {
+        t.regex(page.text, /value="orders:read"/, 'consent offers every scope the person may grant');
+        const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1];
+        const posted = await person.post(location, { _csrf: csrf, decision: 'allow', scopes: 'orders:read', shopChoice: 'all', writeMode: 'read_only' });
+        location = posted.headers.get('location')!;
+      } else break;
+    }
+    t.true(location.startsWith(callback), `${location} ${page.text.slice(0, 300)}`);
+    await fetch(location).catch(() => undefined);
+    await exited;
+    const checks: Check[] = [];
+    const walk = (p: string) => {
+      for (const entry of readdirSync(p)) {
+        const full = path.join(p, entry);
+        if (statSync(full).isDirectory()) walk(full);
+        else if (entry === 'checks.json') checks.push(...(JSON.parse(readFileSync(full, 'utf8')) as Check[]));
+      }
+    };
+    walk(dir);
+    t.deepEqual(checks.filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO').map((check) => `${check.id}: ${check.status} ${check.errorMessage ?? ''}`), [], output.slice(-2000));
+    t.true(checks.some((check) => check.id === 'authorization-code-grant' && check.status === 'SUCCESS'), output.slice(-2000));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -137,6 +137,32 @@ test('When the checks are given forbidden tools, then they catch them (the check
   t.deepEqual(caught(fake('claims_settings_propose', z.object({ refundCouponValidityDays: z.number() }))), [], 'a settings proposal is not a claim change');
 });
 
+/**
+ * The application's partner-programme actions (issue 24): each, were it ever offered as a tool under the name it has
+ * in the application, is caught by the SPEC item it falls under, and no capability (of any kind) carries it.
+ */
+const APPLICATION_ONLY_ACTIONS: Array<[string, z.ZodObject, string]> = [
+  ['affiliate_commissions_decide', z.object({ conversionId: z.string(), decision: z.enum(['approve', 'reject']), reason: z.string() }), 'commission approval'],
+  ['affiliate_conversions_decide_bulk', z.object({ conversionIds: z.array(z.string()), decision: z.enum(['approve', 'reject']) }), 'commission approval'],
+  ['affiliate_payouts_draw_up', z.object({ period: z.string() }), 'payouts'],
+  ['affiliate_payouts_confirm', z.object({ payoutId: z.string() }), 'payouts'],
+  ['affiliate_payouts_mark_paid', z.object({ payoutId: z.string(), reference: z.string() }), 'payouts'],
+  ['affiliate_payouts_cancel', z.object({ payoutId: z.string() }), 'payouts'],
+  ['affiliate_payouts_statement', z.object({ payoutId: z.string() }), 'payouts'],
+  ['affiliate_documents_upload', z.object({ documentKey: z.string(), fileBase64: z.string() }), 'document file upload'],
+];
+
+test('When the application\'s partner-programme actions are named as tools, then the checks catch each, and no capability carries one', (t) => {
+  const fake = (mcpTool: string, params: z.ZodObject) => ({ ...writes[0], name: mcpTool, mcpTool, params }) as Capability;
+  const toolNames = new Set(capabilities.flatMap((c) => [c.name, c.mcpTool ?? '']));
+  for (const [name, params, item] of APPLICATION_ONLY_ACTIONS) {
+    t.is(CHECKS[item](fake(name, params), parameterVocabulary(fake(name, params))) !== null, true, `${name} is caught as ${item}`);
+    t.false(toolNames.has(name), `${name} is no capability`);
+  }
+  // The only payout and commission capabilities are reads.
+  for (const c of capabilities.filter((x) => /payout|commission|conversion/i.test(`${x.name} ${x.mcpTool ?? ''}`))) t.not(c.kind, 'write', c.name);
+});
+
 test('When the OpenAPI document is built, then it has GET operations only and no write tool appears in it', (t) => {
   const document = buildOpenApiDocument() as { paths: Record<string, Record<string, { operationId?: string }>> };
   const writeNames = new Set(writes.flatMap((c) => [c.name, c.mcpTool]));

@@ -129,9 +129,9 @@ test('When every capability is called with all scopes and with only its own scop
   }
 });
 
-test('When the README lists error codes, then it is the table generated from the error module', (t) => {
-  const readme = fs.readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+test('When the REST guide lists error codes, then it is the table generated from the error module', (t) => {
+  const readme = fs.readFileSync(path.join(projectRoot, 'docs/rest.md'), 'utf8');
   const start = readme.indexOf('\n', readme.indexOf('<!-- error-codes:start')) + 1;
   const end = readme.indexOf('<!-- error-codes:end -->');
-  t.is(readme.slice(start, end).trim(), errorCodesMarkdown(), 'README error codes are current: run npm run docs');
+  t.is(readme.slice(start, end).trim(), errorCodesMarkdown(), 'docs/rest.md error codes are current: run npm run docs');
 });

@@ -17,7 +17,7 @@ export const TEST_PASSWORD = 'correct horse battery staple';
 
 export function testApplicationOptions(overrides: Partial<ApplicationOptions> = {}): ApplicationOptions & { key: Buffer } {
   const key = crypto.randomBytes(32);
-  return { key, secretsKey: () => key, allowLoopback: true, resolve: systemResolver, signInAttemptsPerWindow: 1000, ...overrides };
+  return { key, secretsKey: () => key, allowLoopback: true, resolve: systemResolver, signInAttemptsPerWindow: 1000, registrationsPerMinute: 1000, ...overrides };
 }
 
 /** Starts the whole HTTP app (REST, MCP, /app) with the real clock: sessions, TOTP and tokens need real time. */

@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface Received {
   at: number;
@@ -15,6 +16,8 @@ export interface Received {
   body: any;
   /** null when the signature verified, else why not. */
   verifyError: string | null;
+  /** The same for the Standard Webhooks headers, verified by the official npm `standardwebhooks` library. */
+  standardVerifyError: string | null;
 }
 
 export type Reply = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
@@ -62,6 +65,16 @@ export function verifyWebhook(
   const actual = Buffer.from(given.slice(3), 'hex');
   if (actual.length !== expected.length || !crypto.timingSafeEqual(actual, expected)) return 'signature mismatch';
   return null;
+}
+
+/** Verifies the Standard Webhooks headers with the official npm library; null when authentic and fresh. */
+export function verifyStandardWebhook(secret: string, headers: http.IncomingHttpHeaders, raw: Buffer): string | null {
+  try {
+    new Webhook(secret).verify(raw.toString('utf8'), headers as Record<string, string>);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 export async function startReceiver(
@@ -122,6 +135,7 @@ export async function startReceiver(
         verifyError: receiver.secret
           ? verifyWebhook(receiver.secret, req.headers, raw, Date.now() / 1000, options.signatureHeaders)
           : 'no secret set',
+        standardVerifyError: receiver.secret ? verifyStandardWebhook(receiver.secret, req.headers, raw) : 'no secret set',
       };
       const index = receiver.requests.push(received) - 1;
       const reply = receiver.reply(received, index);

@@ -21,7 +21,9 @@ export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment
 export async function startTimeSkippingWorker(db: Db, options: { queuePrefix: string; webhooks?: WorkerDeps['webhooks'] }): Promise<TimeSkippingWorker> {
   const env = await startTimeSkippingServer();
   const taskQueue = `${options.queuePrefix}-${crypto.randomBytes(4).toString('hex')}`;
-  const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, ...(options.webhooks ? { webhooks: options.webhooks } : {}) }));
+  const deps = testWorkerDeps({ db, temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
+  // The time-skipping server knows no custom search attributes: delivery workflows start without them here.
+  const { worker, connection } = await createWorker({ ...deps, webhooks: { ...deps.webhooks, searchAttributes: false } });
   const running = worker.run();
   return {
     env,

@@ -5,7 +5,7 @@
  */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { knexRunner } from '../../src/affiliate/sql.js';
 import { settleShopAffiliate } from '../../src/affiliate/attribution.js';
@@ -13,18 +13,13 @@ import { ORDER_STATUSES } from '../../src/platforms/demo/catalogue.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
+import { get } from '../helpers/rest.js';
+import { shopOf } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['affiliate:read'] });
 type Context = AppContext;
 const DAY_MS = 86_400_000;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-async function shopOf(t: ExecutionContext<Context>, account: string, code: string): Promise<{ id: string; accountId: string; timeZone: string }> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id')
-    .where({ 'a.code': account, 's.code': code }).first('s.id', 's.account_id', 's.time_zone');
-  return { id: String(row.id), accountId: String(row.account_id), timeZone: row.time_zone };
-}
 
 /** Every record of a listing, page by page. */
 async function walk(t: ExecutionContext<Context>, path: string, key?: string): Promise<any[]> {
@@ -94,7 +89,7 @@ async function expectedConversions(t: ExecutionContext<Context>, shopId: string)
 }
 
 test('When conversions are read, then each equals the attribution, commission base, commission and state computed from the orders and campaign rules', async (t) => {
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const expected = await expectedConversions(t, shop.id);
   const actual = await walk(t, '/affiliate/conversions?market=sk');
   t.true(expected.size > 50, `enough conversions to mean something (${expected.size})`);
@@ -135,7 +130,7 @@ test('When one conversion is read, then it equals its row in the listing; anothe
 
 test.serial('When a click lies exactly at the end of the attribution window, then it attributes the order; one millisecond earlier it does not', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'cz');
+  const shop = await shopOf(t.context.database.db, 'demo', 'cz');
   const campaign = await db('affiliate_campaigns').where({ shop_id: shop.id, is_default: true }).first('id', 'attribution_window_days');
   const partner = await db('affiliate_partners').where({ account_id: shop.accountId, state: 'approved' }).orderBy('id').first('id');
   const free = await db('orders as o').where('o.shop_id', shop.id).whereNull('o.coupon_code')
@@ -157,7 +152,7 @@ test.serial('When a click lies exactly at the end of the attribution window, the
 
 test.serial('When an order with a conversion is cancelled in the shop, then its commission is rejected with the reason and the order status', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'cz');
+  const shop = await shopOf(t.context.database.db, 'demo', 'cz');
   const conversion = await db('affiliate_conversions').where({ shop_id: shop.id, commission_state: 'pending', state_reason: 'return_period' }).orderBy('id').first('id', 'order_id');
   const before = await get(t, `/affiliate/conversions/${conversion.id}?market=cz`);
   t.is(before.body.data.commissionState, 'pending');
@@ -187,7 +182,7 @@ test('When the summary is read, then its figures equal those computed from the l
     t.is(cents(s.commissions[state].amount), sum, state);
   }
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const clicks = await db('affiliate_clicks').where({ shop_id: shop.id }).select('clicked_at');
   const inPeriod = clicks.filter((c) => {
     const day = new Intl.DateTimeFormat('en-CA', { timeZone: shop.timeZone }).format(c.clicked_at);
@@ -213,7 +208,7 @@ test('When partners are read, then there are twelve indexed partners whose codes
     t.true(c.code.startsWith(partner.handle), `${c.code} is ${partner.handle}'s`);
     t.true(partner.discountCodes.includes(c.code));
   }
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const db = t.context.database.db;
   for (const p of partners) {
     const n = await db('affiliate_conversions').where({ shop_id: shop.id, partner_id: p.partnerId }).count<{ n: string }[]>({ n: '*' });
@@ -227,7 +222,7 @@ test('When partners are read, then there are twelve indexed partners whose codes
 
 test('When every affiliate read is scanned, then no bank account, tax id or (without personal data) partner contact appears anywhere', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const secrets = await db('affiliate_partners').where({ account_id: shop.accountId }).select('bank_iban', 'bank_account_holder', 'tax_id', 'vat_id', 'email', 'phone');
   const partner = await db('affiliate_partners').where({ account_id: shop.accountId, state: 'approved' }).orderBy('id').first('id');
   const conversion = await db('affiliate_conversions').where({ shop_id: shop.id }).first('id');
@@ -258,7 +253,7 @@ test('When every affiliate read is scanned, then no bank account, tax id or (wit
 
 test('When a tracked link is generated, then it goes through the portal redirect to the target and stores nothing; bad targets are clear errors', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const partner = await db('affiliate_partners').where({ account_id: shop.accountId, state: 'approved' }).orderBy('id').first('id', 'handle');
   const product = await db('products').where({ shop_id: shop.id }).orderBy('id').first('code');
   const clicksBefore = await db('affiliate_clicks').count<{ n: string }[]>({ n: '*' });
@@ -286,7 +281,7 @@ test('When a tracked link is generated, then it goes through the portal redirect
 
 test('When another tenant or a key of another shop asks, then partners and campaigns are not found or forbidden', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const partner = await db('affiliate_partners').where({ account_id: shop.accountId }).orderBy('id').first('id');
   const acme = await issueKey(db, { account: 'acme', scopes: ['affiliate:read'] });
   const res = await get(t, `/affiliate/partners/${partner.id}?market=sk`, acme);

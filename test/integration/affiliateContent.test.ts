@@ -6,11 +6,11 @@
 import crypto from 'node:crypto';
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
+import { get } from '../helpers/rest.js';
 
 const test = appTest({ scopes: ['affiliate:read'] });
 type Context = AppContext;
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
 async function accountId(t: ExecutionContext<Context>): Promise<string> {

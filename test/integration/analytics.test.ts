@@ -1,25 +1,21 @@
 /** Analytics over the real HTTP server: every figure equals the same figure computed here from raw visits, tracking, orders and ad spend; the shop's zone, the 24-month and 6-month limits, scopes and the sync of the new area. */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { CANCELLED_STATUS_ID } from '../../src/rollups/orders.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
+import { get } from '../helpers/rest.js';
+import { shopOf } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['analytics:read', 'reports:read'] });
 type Context = AppContext;
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-async function shopOf(t: ExecutionContext<Context>, code: string, account = 'demo'): Promise<{ id: string; tz: string }> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': account, 's.code': code }).first('s.id', 's.time_zone');
-  return { id: String(row.id), tz: row.time_zone };
-}
 
 /** Raw figures of a period: orders and revenue from orders, visits from web_visits, tracked orders from order_tracking. */
 async function raw(t: ExecutionContext<Context>, code: string, from: string, to: string) {
-  const shop = await shopOf(t, code);
+  const shop = await shopOf(t.context.database.db, 'demo', code);
   const r = await t.context.database.db.raw(`
     with o as (select * from orders where shop_id = :id and status_id <> :c
                  and created_at >= (:from::date)::timestamp at time zone :tz and created_at < ((:to::date) + 1)::timestamp at time zone :tz)
@@ -31,7 +27,7 @@ async function raw(t: ExecutionContext<Context>, code: string, from: string, to:
            (select count(*)::int from o join order_tracking ot on ot.shop_id = o.shop_id and ot.order_code = o.code) as tracked,
            (select round(coalesce(sum(o.total_with_vat * o.eur_rate), 0), 2)::text from o join order_tracking ot on ot.shop_id = o.shop_id and ot.order_code = o.code) as tracked_revenue,
            (select count(*)::int from o join order_tracking ot on ot.shop_id = o.shop_id and ot.order_code = o.code where ot.channel = 'ai_assistant') as ai_orders`,
-  { id: shop.id, tz: shop.tz, from, to, c: CANCELLED_STATUS_ID });
+  { id: shop.id, tz: shop.timeZone, from, to, c: CANCELLED_STATUS_ID });
   return r.rows[0];
 }
 
@@ -60,7 +56,7 @@ test('When the overview and order coverage are read, then visits, orders, revenu
 
 test('When channels are read, then AI assistants are recognised by referrer and each channel\'s tracked orders equal the raw tracking', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'cz');
+  const shop = await shopOf(t.context.database.db, 'demo', 'cz');
   const res = await get(t, '/analytics/channels?market=cz&from=2026-09-01&to=2026-09-30');
   t.is(res.status, 200);
   const ai = res.body.data.channels.find((c: any) => c.channel === 'ai_assistant');
@@ -80,7 +76,7 @@ test('When channels are read, then AI assistants are recognised by referrer and 
 });
 
 test('When the heatmap is read over a DST change, then orders are counted by weekday and hour in the shop\'s zone', async (t) => {
-  const shop = await shopOf(t, 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const res = await get(t, '/analytics/order-heatmap?market=sk&from=2026-03-23&to=2026-04-05');
   t.is(res.status, 200);
   t.is(res.body.data.timeZone, 'Europe/Bratislava');
@@ -123,7 +119,7 @@ test('When monthly analytics is asked for more than 24 months, then 400; 24 mont
 
 test('When advertising is read, then two platforms with at least six months of spend, figures equal the raw rows, and earlier than six months is a 400', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'hu');
+  const shop = await shopOf(t.context.database.db, 'demo', 'hu');
   const months = await db.raw(`select count(distinct date_trunc('month', day))::int as n, count(distinct platform)::int as p from ad_spend_daily where shop_id = ?`, [shop.id]);
   t.true(months.rows[0].n >= 6);
   t.is(months.rows[0].p, 2);

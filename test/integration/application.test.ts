@@ -69,8 +69,39 @@ test('When the password is wrong five times, then the person is locked even with
   for (let i = 0; i < 4; i++) t.is((await client.signIn(person.email, 'wrong password!!')).status, 401);
   t.is((await client.signIn(person.email, 'wrong password!!')).status, 429);
   t.is((await client.signIn(person.email, person.password)).status, 429);
-  // An unknown e-mail answers like a wrong password.
-  t.is((await client.signIn('nobody@example.com', TEST_PASSWORD)).status, 401);
+  // An unknown e-mail answers exactly like a known one (S4): four 401s, then locked, so the lockout names no address.
+  const unknown = `nobody-${Date.now()}@example.com`;
+  const answers = [];
+  for (let i = 0; i < 6; i++) answers.push((await client.signIn(unknown, 'wrong password!!')).status);
+  t.deepEqual(answers, [401, 401, 401, 401, 429, 429]);
+  const page = await client.signIn(unknown, TEST_PASSWORD);
+  t.is(page.status, 429);
+});
+
+test('When wrong second-factor codes are sent, then the fifth locks the second step for the person, even for the right code (S4)', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db);
+  const { secret } = await startTotpEnrolment(db, t.context.key, person.id);
+  await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }), new Date());
+  const attempt = async (client: FormClient, code: string) => {
+    const _csrf = await client.csrf('/app/sign-in/second-factor');
+    return (await client.post('/app/sign-in/second-factor', { _csrf, code, next: '/app' })).status;
+  };
+  // Just under the limit: four wrong codes, then the right one still signs in and resets the count.
+  const under = new FormClient(t.context.server.baseUrl);
+  await under.signIn(person.email, person.password);
+  for (let i = 0; i < 4; i++) t.is(await attempt(under, '000000'), 401);
+  t.is(await attempt(under, await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 })), 303);
+  // At the limit, spread over two clients (two addresses in real life): the count is the person's.
+  const first = new FormClient(t.context.server.baseUrl);
+  const second = new FormClient(t.context.server.baseUrl);
+  await first.signIn(person.email, person.password);
+  await second.signIn(person.email, person.password);
+  const statuses = [];
+  for (let i = 0; i < 5; i++) statuses.push(await attempt(i % 2 === 0 ? first : second, '000000'));
+  t.deepEqual(statuses, [401, 401, 401, 401, 429]);
+  t.is(await attempt(first, await generate({ secret })), 429, 'the right code does not pass during the lock');
+  t.is((await first.get('/app')).status, 303, 'still signed out');
 });
 
 test('When a form arrives without the CSRF token or from another origin, then it is refused', async (t) => {
@@ -352,13 +383,13 @@ test('When an endpoint is edited, then the new settings are saved under the addr
 
 test('When the person who issued a key loses a permission or a shop, or is disabled, then the key is narrowed or refused at the next request', async (t) => {
   const { db } = t.context.database;
-  const person = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'reports'], shops: ['sk', 'cz'] });
+  const person = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'reports', 'proposals:approve', 'coupons:manage'], shops: ['sk', 'cz'] });
   const client = new FormClient(t.context.server.baseUrl);
   await client.signIn(person.email, person.password);
   const page = await client.get('/app/keys');
   const created = await client.post('/app/keys', {
-    _csrf: csrfOf(page.text), name: 'reports', interfaces: 'rest', expiresInDays: '30', writeMode: 'autonomous',
-    scopes: ['orders:read', 'stores:read', 'reports:read'], shopChoice: 'some', shops: ['sk', 'cz'],
+    _csrf: csrfOf(page.text), name: 'reports', interfaces: 'rest,mcp'.split(','), expiresInDays: '30', writeMode: 'autonomous',
+    scopes: ['orders:read', 'stores:read', 'reports:read', 'coupons:read', 'coupons:write'], shopChoice: 'some', shops: ['sk', 'cz'],
   });
   t.is(created.status, 200);
   const key = /sk_[0-9A-Za-z]{43}/.exec(created.text)![0];
@@ -368,6 +399,8 @@ test('When the person who issued a key loses a permission or a shop, or is disab
   const before = await api(t.context.server, '/account/connection', key);
   t.is(before.body.data.aiWriteMode, 'autonomous', 'the write mode chosen at issue, not a default');
 
+  t.deepEqual(before.body.data.permissions.find((p: any) => p.area === 'coupons').granted.sort(), ['coupons:read', 'coupons:write']);
+
   const account = (await findAccountByCode(db, 'demo'))!;
   await updatePerson(db, account.id, person.id, { permissions: ['keys:manage'], shops: ['sk'] });
   t.is((await api(t.context.server, summary, key)).status, 403, 'reports:read went with the permission');
@@ -376,6 +409,9 @@ test('When the person who issued a key loses a permission or a shop, or is disab
   const after = await api(t.context.server, '/account/connection', key);
   t.deepEqual(after.body.data.shops, { all: false, codes: ['sk'] });
   t.deepEqual(after.body.data.permissions.find((p: any) => p.area === 'reports').granted, []);
+  // S1: without proposals:approve the key no longer writes without approval; without coupons:manage it no longer writes coupons.
+  t.is(after.body.data.aiWriteMode, 'proposals');
+  t.deepEqual(after.body.data.permissions.find((p: any) => p.area === 'coupons').granted, ['coupons:read']);
 
   await disablePerson(db, account.id, person.id);
   const refused = await api(t.context.server, '/orders?market=sk&limit=1', key);
@@ -389,4 +425,40 @@ test('When the person who issued a key loses a permission or a shop, or is disab
   t.regex(keyRow, /stopped: its person is disabled/, 'the owner sees why it stopped');
   // A key of the operator command line (no person) is untouched by people's changes.
   t.is((await api(t.context.server, '/orders?market=sk&limit=1', await issueKey(db))).status, 200);
+});
+
+test('When a person without the matching right issues a key, then autonomous mode and write scopes are neither offered nor accepted, and write scopes start unticked', async (t) => {
+  const { db } = t.context.database;
+  const plain = await makePerson(db, { role: 'member', permissions: ['keys:manage'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(plain.email, plain.password);
+  const page = await client.get('/app/keys');
+  t.is(page.status, 200);
+  t.notRegex(page.text, /<option value="autonomous"/);
+  for (const scope of ['coupons:write', 'coupons:delete', 'affiliate:write', 'automations:write', 'availabilities:draft']) t.notRegex(page.text, new RegExp(`value="${scope}"`), scope);
+  // Reads open to everyone stay offered and ticked.
+  t.regex(page.text, /value="orders:read" checked/);
+  const base = { _csrf: csrfOf(page.text), name: 'sneaky', interfaces: 'mcp', expiresInDays: '30', shopChoice: 'all' };
+  const autonomous = await client.post('/app/keys', { ...base, scopes: 'product-content:read', writeMode: 'autonomous' });
+  t.is(autonomous.status, 400);
+  t.regex(autonomous.text, /autonomous/);
+  for (const scope of ['coupons:write', 'coupons:delete', 'affiliate:write', 'availabilities:draft']) {
+    const refused = await client.post('/app/keys', { ...base, scopes: ['coupons:read', scope], writeMode: 'proposals' });
+    t.is(refused.status, 400, scope);
+    t.regex(refused.text, new RegExp(scope));
+  }
+  t.is(await db('access_keys').where({ person_id: plain.id }).count('* as n').first().then((r: any) => Number(r.n)), 0);
+  // The other side: with the rights, both are offered (write scopes unticked) and granted.
+  const entitled = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'coupons:manage', 'affiliate:manage', 'proposals:approve'] });
+  const other = new FormClient(t.context.server.baseUrl);
+  await other.signIn(entitled.email, entitled.password);
+  const offered = await other.get('/app/keys');
+  t.regex(offered.text, /<option value="autonomous"/);
+  for (const scope of ['coupons:write', 'coupons:delete', 'affiliate:write', 'availabilities:draft']) {
+    t.regex(offered.text, new RegExp(`value="${scope}"`), scope);
+    t.notRegex(offered.text, new RegExp(`value="${scope}" checked`), `${scope} unticked by default`);
+  }
+  const created = await other.post('/app/keys', { ...base, _csrf: csrfOf(offered.text), scopes: ['coupons:read', 'coupons:write', 'affiliate:write'], writeMode: 'autonomous' });
+  t.is(created.status, 200, created.text.slice(0, 300));
+  t.like(await db('access_keys').where({ person_id: entitled.id }).first(), { write_mode: 'autonomous' });
 });

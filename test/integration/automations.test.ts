@@ -179,6 +179,10 @@ test('When two identical creates race, then one draft exists and both answers na
     const results = await Promise.all([1, 2, 3].map(() => call(client, 'automations_create_draft', { clientRequestId: 'race-1', rule: sampleRule() })));
     const ids = new Set(results.map((r) => data(r).workflowId));
     t.is(ids.size, 1);
+    // Counted in the table, not only in the answers: one row for the request id, and it is the one named.
+    const rows = await t.context.database.db('automations').where({ client_request_id: 'race-1' }).select('workflow_id');
+    t.is(rows.length, 1);
+    t.is(String(rows[0].workflow_id), [...ids][0]);
   });
 });
 

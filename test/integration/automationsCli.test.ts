@@ -1,27 +1,16 @@
 /** The operator command line for automations (D11: a person publishes, enables and disables), as a real process. */
 import { appTest } from '../helpers/app.js';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { orderEvent, sampleRule } from '../helpers/automations.js';
 import { api } from '../helpers/server.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
-const run = promisify(execFile);
 const test = appTest();
 
-async function cli(t: { context: { database: { url: string } } }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), 'automations', ...args], {
-      env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cli(t: { context: { database: { url: string } } }, ...args: string[]): Promise<CliResult> {
+  return runCli(t.context.database.url, ['automations', ...args]);
 }
 
 function ruleFile(rule: unknown): string {

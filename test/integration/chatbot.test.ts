@@ -4,18 +4,14 @@
  */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { get } from '../helpers/rest.js';
+import { shopOf } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['chatbot:read', 'chatbot-conversations:read'] });
 type Context = AppContext;
 const DAY_MS = 86_400_000;
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-async function shopOf(t: ExecutionContext<Context>, code: string): Promise<{ id: string; timeZone: string }> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': code }).first('s.id', 's.time_zone');
-  return { id: String(row.id), timeZone: row.time_zone };
-}
 
 const dayIn = (timeZone: string, d: Date) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(d);
 
@@ -25,7 +21,7 @@ async function rawConversations(t: ExecutionContext<Context>, shop: { id: string
 }
 
 test('When outcomes are read, then the totals and the resolution rate equal those computed from the raw conversations', async (t) => {
-  const shop = await shopOf(t, 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const res = await get(t, '/chatbot/outcomes?market=sk');
   t.is(res.status, 200, JSON.stringify(res.body));
   const { from, to } = res.body.meta.period;
@@ -72,7 +68,7 @@ test('When the denominator is zero, then the resolution rate is N/A with a reaso
 });
 
 test('When statistics are read for a period, then the funnel, outcomes and ratings equal the raw figures', async (t) => {
-  const shop = await shopOf(t, 'cz');
+  const shop = await shopOf(t.context.database.db, 'demo', 'cz');
   const from = '2026-10-01';
   const to = '2026-10-31';
   const res = await get(t, `/chatbot/stats?market=cz&from=${from}&to=${to}`);
@@ -95,7 +91,7 @@ test('When statistics are read for a period, then the funnel, outcomes and ratin
 });
 
 test('When conversations are walked by cursor, then every one comes once, most recently active first, and a transcript has its messages and sources', async (t) => {
-  const shop = await shopOf(t, 'hu');
+  const shop = await shopOf(t.context.database.db, 'demo', 'hu');
   const all: any[] = [];
   let cursor: string | null = null;
   do {

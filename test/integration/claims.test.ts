@@ -1,38 +1,18 @@
 /** Claims over the real HTTP server and a real Postgres: listing, one claim with links that resolve, statistics checked against raw rows, masking, personal data, settings scopes, isolation. */
 import { appTest, type AppContext } from '../helpers/app.js';
 import type { ExecutionContext } from 'ava';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { connectModern } from '../helpers/mcp.js';
 import { shopDefinition } from '../../src/platforms/demo/catalogue.js';
 import { claimAt, OrderTimeline } from '../../src/platforms/demo/generator.js';
+import { get, assertError } from '../helpers/rest.js';
+import { shopOf, type ShopInfo } from '../helpers/shops.js';
+import { percentileCont, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
 
 const test = appTest({ scopes: ['claims:read', 'claims-settings:read', 'personal-data:read'] });
 type Context = AppContext;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-function assertError(t: ExecutionContext<Context>, res: { status: number; body: any }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body.error.code, code);
-}
-
-interface ShopInfo { id: string; timeZone: string }
-
-async function shopOf(t: ExecutionContext<Context>, account: string, code: string): Promise<ShopInfo> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id')
-    .where({ 'a.code': account, 's.code': code }).first('s.id', 's.time_zone');
-  if (!row) throw new Error(`no shop ${account}/${code}`);
-  return { id: String(row.id), timeZone: row.time_zone };
-}
-
-function todayIn(timeZone: string, now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}
-
-function daysBefore(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
-}
 
 /** A whole IBAN anywhere in a text: country, check digits and BBAN that pass the ISO 13616 mod-97 check. */
 function containsIban(text: string): boolean {
@@ -70,25 +50,6 @@ function strings(value: unknown, path = '$'): Array<[string, string]> {
 
 // ---- Reference figures, computed here from raw rows (plain selects, no aggregates) ----
 
-function percentileCont(sorted: number[], fraction: number): number {
-  const position = fraction * (sorted.length - 1);
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  if (lower === upper) return sorted[lower];
-  return sorted[lower] + (position - lower) * (sorted[upper] - sorted[lower]);
-}
-
-function roundDecimal(decimal: string, places: number): number {
-  const negative = decimal.startsWith('-');
-  const [whole, fraction = ''] = decimal.replace('-', '').split('.');
-  const digits = (fraction + '0'.repeat(places + 1)).slice(0, places + 1);
-  let scaled = BigInt(whole + digits.slice(0, places));
-  if (Number(digits[places]) >= 5) scaled += 1n;
-  const value = Number(scaled) / 10 ** places;
-  return negative ? -value : value;
-}
-
-const hoursOf = (ms: number): number => roundDecimal((ms / 3_600_000).toPrecision(15), 2);
 const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 async function expectedStatistics(t: ExecutionContext<Context>, shop: ShopInfo, from: string, to: string) {
@@ -133,7 +94,7 @@ async function expectedStatistics(t: ExecutionContext<Context>, shop: ShopInfo, 
 // ---- Statistics ----
 
 test('When statistics are read without a period, then they cover the last 30 days and equal the figures computed from raw rows', async (t) => {
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const today = todayIn(shop.timeZone, TEST_NOW);
   const res = await get(t, '/claims/statistics?market=sk');
   t.is(res.status, 200, JSON.stringify(res.body));
@@ -145,7 +106,7 @@ test('When statistics are read without a period, then they cover the last 30 day
 
 test('When statistics are read for a long period, then open and closed claims, ratings and reasons equal the raw computation', async (t) => {
   for (const market of ['sk', 'cz']) {
-    const shop = await shopOf(t, 'demo', market);
+    const shop = await shopOf(t.context.database.db, 'demo', market);
     const res = await get(t, `/claims/statistics?market=${market}&from=2026-01-01&to=2026-11-20`);
     t.is(res.status, 200, JSON.stringify(res.body));
     const expected = await expectedStatistics(t, shop, '2026-01-01', '2026-11-20');
@@ -160,7 +121,7 @@ test('When statistics are read for a long period, then open and closed claims, r
 
 test('When claims are listed, then they come newest first, filters by status and type hold, and a cursor walk returns every claim once', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const raw: Array<{ id: string; code: string; opened_at: Date; status_id: number; type: string }> = await db('claims').where({ shop_id: shop.id })
     .orderBy([{ column: 'opened_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select('id', 'code', 'opened_at', 'status_id', 'type');
   t.true(raw.length > 40);
@@ -192,7 +153,7 @@ test('When claims are listed, then they come newest first, filters by status and
 
 test('When a refunded withdrawal is read, then its items, order, credit note, return parcel and stock movements resolve to the records they name', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const row = await db('claims').where({ shop_id: shop.id, type: 'withdrawal', resolution: 'refund' }).orderBy('opened_at', 'desc').first('code', 'order_code', 'refund_with_vat');
   const res = await get(t, `/claims/${row.code}?market=sk`);
   t.is(res.status, 200, JSON.stringify(res.body));
@@ -229,12 +190,12 @@ test('When a refunded withdrawal is read, then its items, order, credit note, re
 
 test('When a claim of another shop or account is asked for, then 404 NOT_FOUND', async (t) => {
   const db = t.context.database.db;
-  const cz = await shopOf(t, 'demo', 'cz');
-  const acme = await shopOf(t, 'acme', 'sk');
+  const cz = await shopOf(t.context.database.db, 'demo', 'cz');
+  const acme = await shopOf(t.context.database.db, 'acme', 'sk');
   const ofCz = await db('claims').where({ shop_id: cz.id }).first('code');
   const ofAcme = await db('claims').where({ shop_id: acme.id }).first('code');
   t.is((await get(t, `/claims/${ofCz.code}?market=cz`)).status, 200);
-  const skCodes = new Set(await db('claims').where({ shop_id: (await shopOf(t, 'demo', 'sk')).id }).pluck('code'));
+  const skCodes = new Set(await db('claims').where({ shop_id: (await shopOf(t.context.database.db, 'demo', 'sk')).id }).pluck('code'));
   if (!skCodes.has(ofCz.code)) assertError(t, await get(t, `/claims/${ofCz.code}?market=sk`), 404, 'NOT_FOUND');
   if (!skCodes.has(ofAcme.code)) assertError(t, await get(t, `/claims/${ofAcme.code}?market=sk`), 404, 'NOT_FOUND');
   assertError(t, await get(t, '/claims/R000?market=sk'), 404, 'NOT_FOUND');
@@ -250,7 +211,7 @@ test('When a claim of another shop or account is asked for, then 404 NOT_FOUND',
 
 test('When every claims response is searched, then no account number appears unmasked, and none is stored unmasked', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const withAccount = await db('claims').where({ shop_id: shop.id, refund_to: 'bank_account' }).whereNotNull('refund_account_masked').orderBy('opened_at', 'desc').limit(5).pluck('code');
   t.true(withAccount.length > 0, 'the demo has refunds to bank accounts');
   const paths = [
@@ -334,7 +295,7 @@ test('When settings are read with claims:read only, then processes and tags come
   t.deepEqual((await get(t, '/claims/templates?market=sk')).body.data, module.templates);
 
   // Every tag and process a claim names is defined in the settings; every carrier profile of a route exists.
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const tagIds = new Set(full.body.data.tags.map((tag: any) => tag.id));
   const used: string[][] = await db('claims').where({ shop_id: shop.id }).pluck('tags');
   t.true(used.flat().length > 0 && used.flat().every((tag) => tagIds.has(tag)));
@@ -352,7 +313,7 @@ test('When settings are read with claims:read only, then processes and tags come
 test('When refund readiness is read, then it carries the request, masked account, the variable symbol of the configured source, blockers and deletability', async (t) => {
   const db = t.context.database.db;
   // Shop `hu` is used by no other test here: one refunded claim is put back to "goods received", as before its refund.
-  const shop = await shopOf(t, 'demo', 'hu');
+  const shop = await shopOf(t.context.database.db, 'demo', 'hu');
   const options = (await get(t, '/claims/refund-options?market=hu')).body.data;
   const settings = (await get(t, '/claims/refund-settings?market=hu')).body.data;
   const claim = await db('claims as c').join('orders as o', function j() { this.on('o.shop_id', 'c.shop_id').andOn('o.code', 'c.order_code'); })
@@ -401,8 +362,42 @@ test('When the key lacks claims:read, then every claims call is 403 INSUFFICIENT
   }
 });
 
-test('When open claims are read, then the demo has some whose deadline is still ahead', async (t) => {
-  const shop = await shopOf(t, 'demo', 'sk');
-  const open = await t.context.database.db('claims').where({ shop_id: shop.id }).whereNull('closed_at').where('deadline_at', '>', TEST_NOW).count<{ count: string }[]>('* as count');
-  t.true(Number(open[0].count) > 0);
+test('When open claims are read, then the service lists exactly the open claims of the raw rows, with their deadlines, some still ahead', async (t) => {
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
+  const raw: Array<{ code: string; deadline_at: Date | null }> = await t.context.database.db('claims').where({ shop_id: shop.id }).whereNull('closed_at').select('code', 'deadline_at');
+  const served: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await get(t, `/claims?market=sk&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    served.push(...res.body.data);
+    cursor = res.body.meta.hasMore ? res.body.meta.nextCursor : null;
+  } while (cursor);
+  const open = served.filter((c) => c.closedAt === null);
+  t.deepEqual(open.map((c) => c.code).sort(byCode), raw.map((r) => r.code).sort(byCode));
+  const deadlines = new Map(raw.map((r) => [r.code, r.deadline_at?.toISOString() ?? null]));
+  for (const c of open) t.is(c.deadlineAt, deadlines.get(c.code), c.code);
+  t.true(open.some((c) => c.deadlineAt !== null && Date.parse(c.deadlineAt) > TEST_NOW.getTime()), 'some open claim is still within its deadline');
+});
+
+test('When a claim\'s order code also has a credit note in another shop, then claims_get shows the credit note of the claim\'s own shop, never the other', async (t) => {
+  const db = t.context.database.db;
+  // Order codes are numbered per shop: the same code has credit notes in other shops (and in acme) too.
+  const ambiguous: Array<{ code: string; market: string; shop_id: string; order_code: string; opened_at: Date }> = (await db.raw(`
+    select c.code, s.code as market, c.shop_id, c.order_code, c.opened_at,
+           (select d.shop_id from documents d where d.type = 'credit_note' and d.order_code = c.order_code and d.issued_at >= c.opened_at
+             order by d.issued_at limit 1) <> c.shop_id as first_is_foreign
+    from claims c join shops s on s.id = c.shop_id join accounts a on a.id = s.account_id
+    where a.code = 'demo' and exists (select 1 from documents d where d.type = 'credit_note' and d.order_code = c.order_code and d.shop_id <> c.shop_id)
+    order by first_is_foreign desc nulls last, c.code limit 12`)).rows;
+  // Those first: where the earliest credit note of that order code is another shop's, a read without shop_id shows it.
+  t.true(ambiguous.some((c: any) => c.first_is_foreign), 'some claim whose earliest credit note by order code is another shop\'s');
+  t.true(ambiguous.length >= 5, `claims whose order code has a credit note in another shop: ${ambiguous.length}`);
+  for (const claim of ambiguous) {
+    const own = await db('documents').where({ shop_id: claim.shop_id, order_code: claim.order_code, type: 'credit_note' })
+      .where('issued_at', '>=', claim.opened_at).orderBy('issued_at').first('code');
+    const res = await get(t, `/claims/${encodeURIComponent(claim.code)}?market=${claim.market}`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.is(res.body.data.creditNote?.code ?? null, own?.code ?? null, `${claim.market}/${claim.code}`);
+  }
 });

@@ -1,33 +1,20 @@
 /** The operator command line (D11) run as a real process against the test database. */
 import { appTest, type AppContext } from '../helpers/app.js';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { api } from '../helpers/server.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import crypto from 'node:crypto';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
 import { fakeDns, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
-const run = promisify(execFile);
-
 const test = appTest();
 type Context = AppContext;
 
-async function cli(t: { context: Context }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(t: { context: Context }, ...args: string[]): Promise<CliResult> {
   return cliWithEnv(t, {}, ...args);
 }
 
-async function cliWithEnv(t: { context: Context }, env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), ...args], {
-      env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+async function cliWithEnv(t: { context: Context }, env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return runCli(t.context.database.url, args, env);
 }
 
 test('When a key is created with --json, then one JSON object carries id and key, the key works once listed without its secret, and revoking it ends it', async (t) => {
@@ -101,12 +88,12 @@ test('When SECRETS_KEY is rotated, then secrets re-encrypt moves every endpoint 
 
   const done = await cliWithEnv(t, { ...env, SECRETS_KEY_PREVIOUS: oldKey.toString('base64') }, 'secrets', 're-encrypt', '--json');
   t.is(done.code, 0, done.stderr);
-  t.deepEqual(JSON.parse(done.stdout), { reencrypted: 2, endpoints: 2 });
+  t.deepEqual(JSON.parse(done.stdout), { reencrypted: 2, endpoints: 2, shopCredentials: { reencrypted: 0, shops: 0 } });
   const after = await stored();
   for (const endpoint of endpoints) {
     t.is(decryptSecret(newKey, endpoint.id, after.get(endpoint.id)!), endpoint.secret, 'the same secret, under the new key');
     t.throws(() => decryptSecret(oldKey, endpoint.id, after.get(endpoint.id)!), undefined, 'the old key no longer reads it');
   }
   const again = await cliWithEnv(t, { ...env, SECRETS_KEY_PREVIOUS: oldKey.toString('base64') }, 'secrets', 're-encrypt', '--json');
-  t.deepEqual(JSON.parse(again.stdout), { reencrypted: 0, endpoints: 2 });
+  t.deepEqual(JSON.parse(again.stdout), { reencrypted: 0, endpoints: 2, shopCredentials: { reencrypted: 0, shops: 0 } });
 });

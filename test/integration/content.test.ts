@@ -4,7 +4,6 @@
  * in the demo shop reaching the API through the sync.
  */
 import crypto from 'node:crypto';
-import type { ExecutionContext } from 'ava';
 import { createAccessKey } from '../../src/auth/keys.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { articlesPublished, productTextsChanged } from '../../src/platforms/demo/content.js';
@@ -12,26 +11,16 @@ import { searchProductsSql } from '../../src/queries/catalogue.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
-import { appTest, type AppContext } from '../helpers/app.js';
+import { appTest } from '../helpers/app.js';
 import { TEST_NOW } from '../helpers/constants.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
+import { get, assertError } from '../helpers/rest.js';
+import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['products:read', 'product-content:read', 'category-content:read'] });
-type Context = AppContext;
 const DAY = 86_400_000;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
 const sha256 = (text: string) => crypto.createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');
-
-function assertError(t: ExecutionContext<Context>, res: { status: number; body: any }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body?.error?.code, code, JSON.stringify(res.body));
-}
-
-async function shopId(t: ExecutionContext<Context>, account: string, code: string): Promise<string> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': account, 's.code': code }).first('s.id');
-  return String(row.id);
-}
 
 /** The fingerprint as the README defines it, computed here from the values. */
 function expectedFingerprint(fields: Record<string, { value: string | null }>, order: string[]): string {
@@ -58,7 +47,7 @@ test('When product and category texts are read, then every hash and the fingerpr
   const db = t.context.database.db;
   const order = ['description', 'shortDescription', 'metaTitle', 'metaDescription'];
   for (const market of ['sk', 'hu']) {
-    const products = await db('products').where({ shop_id: await shopId(t, 'demo', market) }).orderBy('code').limit(40)
+    const products = await db('products').where({ shop_id: await shopId(t.context.database.db, 'demo', market) }).orderBy('code').limit(40)
       .select('code', 'description', 'short_description', 'meta_title', 'meta_description');
     let sawMissing = false;
     for (const p of products) {
@@ -79,7 +68,7 @@ test('When product and category texts are read, then every hash and the fingerpr
     }
     t.true(sawMissing, 'some products lack a text');
   }
-  const category = await db('categories').where({ shop_id: await shopId(t, 'demo', 'cz') }).first('guid', 'description', 'description_bottom');
+  const category = await db('categories').where({ shop_id: await shopId(t.context.database.db, 'demo', 'cz') }).first('guid', 'description', 'description_bottom');
   const res = await get(t, `/categories/${category.guid}/content?market=cz`);
   t.is(res.status, 200, JSON.stringify(res.body));
   const corder = ['description', 'descriptionBottom', 'metaTitle', 'metaDescription'];
@@ -169,8 +158,8 @@ test.serial('When a product text changes in the demo shop after the load, then t
 
 test.serial('When products are searched on a table far bigger than a shop\'s, then the plan uses indexes, never a sequential scan of products', async (t) => {
   const db = t.context.database.db;
-  const sk = await shopId(t, 'demo', 'sk');
-  const cz = await shopId(t, 'demo', 'cz');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
+  const cz = await shopId(t.context.database.db, 'demo', 'cz');
   await db.raw(`insert into products (shop_id, code, name, ean, plu, category_guid, currency, price_with_vat, vat_rate, created_at, updated_at)
     select ?, 'BULK-' || g, 'Hrnček ' || g, lpad(g::text, 13, '0'), null, null, 'CZK', 100, 21, now(), now() from generate_series(1, 60000) g`, [cz]);
   await db.raw('analyze products');

@@ -15,6 +15,7 @@ import { findSyncShop } from '../../src/sync/shops.js';
 import { createDraft, publishAutomation, setAutomationEnabled } from '../../src/automations/drafts.js';
 import { partnerShopNote, ruleUsesCoupon } from '../../src/coupons/writes.js';
 import type { ShopPlatformAdapter } from '../../src/platforms/types.js';
+import { shopId } from '../helpers/shops.js';
 
 interface Context {
   database: TestDatabase;
@@ -81,14 +82,9 @@ async function shopInShop(t: ExecutionContext<Context>, market: string, code: st
 
 const rest = (t: ExecutionContext<Context>, path: string) => api(t.context.server, path, t.context.key);
 
-async function shopId(t: ExecutionContext<Context>, market: string): Promise<string> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': market }).first('s.id');
-  return String(row.id);
-}
-
 /** A coupon of the shop that no partner and no automation depends on (a shop campaign or standing code). */
 async function plainCoupon(t: ExecutionContext<Context>, market: string, skip: string[] = []): Promise<any> {
-  const id = await shopId(t, market);
+  const id = await shopId(t.context.database.db, 'demo', market);
   return t.context.database.db('coupons as c').where('c.shop_id', id).whereNull('c.partner_index').where('c.discount_type', 'percent').whereNotIn('c.code', skip)
     .whereNotExists((q) => q.select(1).from('affiliate_discount_codes as d').whereRaw('d.shop_id = c.shop_id and d.code = c.code'))
     .orderBy('c.code').first('*');
@@ -124,7 +120,7 @@ for (const revision of Object.keys(CLIENTS) as Revision[]) {
       t.is((await rest(t, `/coupons/${existing.code}?market=sk`)).body.data.discount.type, 'percent');
 
       // Update with product and category restrictions: a preview first, changing nothing.
-      const id = await shopId(t, 'sk');
+      const id = await shopId(t.context.database.db, 'demo', 'sk');
       const products = (await t.context.database.db('products').where({ shop_id: id }).orderBy('code').limit(2).select('code')).map((r: any) => r.code);
       const categories = (await t.context.database.db('categories').where({ shop_id: id }).orderBy('guid').limit(1).select('guid')).map((r: any) => r.guid);
       const args = { market: 'sk', code, changes: { discount: { type: 'fixed', amount: '5.00', currency: 'EUR' }, productCodes: products, categoryGuids: categories, usageLimit: 100 } };
@@ -234,7 +230,7 @@ test.serial('When one token confirms a removal from eight connections at once, t
 
 test.serial('When a coupon is an approved partner\'s code or used by an enabled automation, then remove only previews it with the dependency and never removes it', async (t) => {
   const db = t.context.database.db;
-  const id = await shopId(t, 'sk');
+  const id = await shopId(t.context.database.db, 'demo', 'sk');
   const partnerCode = await db('affiliate_discount_codes as d').join('affiliate_partners as p', 'p.id', 'd.partner_id').join('coupons as c', function on() { this.on('c.shop_id', 'd.shop_id').andOn('c.code', 'd.code'); })
     .where({ 'd.shop_id': id, 'p.state': 'approved' }).orderBy('d.code').first('d.code', 'p.id', 'p.handle');
   t.truthy(partnerCode, 'the demo data has an approved partner\'s code');
@@ -304,7 +300,7 @@ test.serial('When a partner discount code is ensured, then the coupon is created
     t.is((await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: String(approved[1].id), code: 'PARTNERCW1' })).code, 'COUPON_CODE_TAKEN');
     t.is((await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: String(waiting.id), code: 'PARTNERCW2', discount: { type: 'percent', percent: 5 } })).code, 'STATE_CONFLICT');
     // A code reserved by another partner's approved code request is that partner's, even before its coupon exists.
-    await db('affiliate_code_reservations').insert({ shop_id: await shopId(t, 'sk'), partner_id: approved[1].id, code: 'RESERVEDCW', reserved_at: TEST_NOW });
+    await db('affiliate_code_reservations').insert({ shop_id: await shopId(t.context.database.db, 'demo', 'sk'), partner_id: approved[1].id, code: 'RESERVEDCW', reserved_at: TEST_NOW });
     const reserved = await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: partner.id, code: 'reservedcw', discount: { type: 'percent', percent: 5 } });
     t.is(reserved.code, 'COUPON_CODE_TAKEN');
     t.is(reserved.details?.partnerId, String(approved[1].id));

@@ -6,22 +6,12 @@ import { TEST_NOW } from '../helpers/constants.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
+import { get, assertError } from '../helpers/rest.js';
+import { shopOf } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['coupons:read', 'stores:read'] });
 type Context = AppContext;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-function assertError(t: ExecutionContext<Context>, res: { status: number; body: any }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body.error.code, code);
-}
-
-async function shopOf(t: ExecutionContext<Context>, account: string, code: string): Promise<{ id: string; timeZone: string }> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id')
-    .where({ 'a.code': account, 's.code': code }).first('s.id', 's.time_zone');
-  return { id: String(row.id), timeZone: row.time_zone };
-}
 
 /** The state a coupon row has at `now`, by the rules (CC7), computed here from the raw row and raw orders. */
 function expectedState(row: any, uses: number, now: Date): string {
@@ -46,7 +36,7 @@ async function couponAt(t: ExecutionContext<Context>, market: string, code: stri
 
 test('When coupons are listed, then every synced coupon comes once, newest first, with usage counted from orders and the state derived at the request\'s instant', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const rows = await db('coupons').where({ shop_id: shop.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).select('*');
   t.true(rows.length > 20, `${rows.length} coupons`);
   const seen: any[] = [];
@@ -83,7 +73,7 @@ test('When coupons are listed, then every synced coupon comes once, newest first
 
 test('When a coupon\'s validity begins and ends, then it is scheduled, active and expired exactly at the boundary instants, shown in the shop\'s zone', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'hu');
+  const shop = await shopOf(t.context.database.db, 'demo', 'hu');
   // Valid for the local calendar days 1-14 December in Budapest: from local midnight to local midnight (exclusive).
   const validFrom = new Date('2026-11-30T23:00:00.000Z');
   const validUntil = new Date('2026-12-14T23:00:00.000Z');
@@ -106,7 +96,7 @@ test('When a coupon\'s validity begins and ends, then it is scheduled, active an
 
 test('When the orders using a coupon reach its usage limit, then it is used up from the instant of the last one, and active just before', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'cz');
+  const shop = await shopOf(t.context.database.db, 'demo', 'cz');
   const used = await db('orders').where({ shop_id: shop.id }).whereNotNull('coupon_code').where('created_at', '<=', TEST_NOW)
     .groupBy('coupon_code').havingRaw('count(*) >= 3').select('coupon_code', db.raw('count(*)::int as n'), db.raw('max(created_at) as last')).first();
   t.truthy(used);
@@ -120,7 +110,7 @@ test('When the orders using a coupon reach its usage limit, then it is used up f
 
 test('When a coupon is not in the service\'s records, then coupons_get, the link and the status are 404 COUPON_NOT_FOUND, also for another shop\'s or tenant\'s code', async (t) => {
   const db = t.context.database.db;
-  const pl = await shopOf(t, 'demo', 'pl');
+  const pl = await shopOf(t.context.database.db, 'demo', 'pl');
   const plOnly = await db('coupons').where({ shop_id: pl.id }).where('code', 'like', 'DARMOWA%').first('code');
   t.is((await get(t, `/coupons/${plOnly.code}?market=pl`)).status, 200);
   for (const path of [`/coupons/${plOnly.code}?market=sk`, '/coupons/NOSUCHCODE?market=sk', '/coupons/activation-link?market=sk&couponCode=NOSUCHCODE', '/coupons/activation-status?market=sk&couponCode=NOSUCHCODE']) {
@@ -128,7 +118,7 @@ test('When a coupon is not in the service\'s records, then coupons_get, the link
     assertError(t, res, 404, 'COUPON_NOT_FOUND');
     t.is(res.body.error.details.param, 'couponCode');
   }
-  const acme = await shopOf(t, 'acme', 'sk');
+  const acme = await shopOf(t.context.database.db, 'acme', 'sk');
   await db('coupons').insert({ shop_id: acme.id, code: 'ACMEONLY', name: 'x', discount_type: 'free_shipping', currency: 'EUR', enabled: true, created_at: TEST_NOW, updated_at: TEST_NOW });
   assertError(t, await get(t, '/coupons/ACMEONLY?market=sk'), 404, 'COUPON_NOT_FOUND');
   t.is((await get(t, '/coupons/ACMEONLY?market=sk', await issueKey(db, { account: 'acme', scopes: ['coupons:read'] }))).status, 200);
@@ -144,7 +134,7 @@ test('When capabilities, a link and its status are read, then they follow the pl
     t.deepEqual(caps.discountTypes, ['percent', 'fixed', 'free_shipping']);
     t.is(caps.couponFromLink.ready, store.webCode.installed && store.couponFromLinkReady, market);
 
-    const shop = await shopOf(t, 'demo', market);
+    const shop = await shopOf(t.context.database.db, 'demo', market);
     const active = (await get(t, `/coupons?market=${market}&state=active&limit=1`)).body.data[0];
     const link = await get(t, `/coupons/activation-link?market=${market}&couponCode=${active.code}&path=/kuchyna/hrnce`);
     t.is(link.status, 200, JSON.stringify(link.body));
@@ -174,7 +164,7 @@ test('When the shop switches a coupon off, removes one and the sync runs, then t
   const db = t.context.database.db;
   const syncShop = (await findSyncShop(db, 'demo', 'pl'))!;
   const platform = new DemoPlatform({ db, wallClock: () => new Date(TEST_NOW.getTime() + 40 * 86_400_000) });
-  const shop = await shopOf(t, 'demo', 'pl');
+  const shop = await shopOf(t.context.database.db, 'demo', 'pl');
   const before = new Map((await db('coupons').where({ shop_id: shop.id }).select('code', 'enabled', 'updated_at')).map((r: any) => [r.code, r]));
   const removed = [...before.keys()].find((code) => code.startsWith('DARMOWA'))!;
   t.true(await platform.removeCoupon(syncShop, removed));

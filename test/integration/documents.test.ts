@@ -4,32 +4,21 @@
  * plan on a table big enough that the planner would otherwise scan.
  */
 import crypto from 'node:crypto';
-import type { ExecutionContext } from 'ava';
 import { PDFParse } from 'pdf-parse';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { documentChangeTimes } from '../../src/platforms/demo/documents.js';
 import { documentSearchSql } from '../../src/queries/documents.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
-import { appTest, type AppContext } from '../helpers/app.js';
+import { appTest } from '../helpers/app.js';
 import { TEST_NOW } from '../helpers/constants.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
+import { get, assertError } from '../helpers/rest.js';
+import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['invoices:read', 'personal-data:read', 'orders:read'] });
-type Context = AppContext;
 const HOUR = 3_600_000;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-function assertError(t: ExecutionContext<Context>, res: { status: number; body: any }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body?.error?.code, code, JSON.stringify(res.body));
-}
-
-async function shopId(t: ExecutionContext<Context>, account: string, code: string): Promise<string> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': account, 's.code': code }).first('s.id');
-  return String(row.id);
-}
 
 /** Minor units of a decimal string, exactly. */
 const minor = (amount: string) => Math.round(Number(amount) * 100);
@@ -69,7 +58,7 @@ test('When a period is given, then only documents whose businessDate lies in it 
   t.is(res.status, 200);
   t.true(res.body.data.length > 0);
   t.true(res.body.data.every((d: any) => d.businessDate >= '2026-06-01' && d.businessDate <= '2026-08-31' && d.documentType === 'credit_note'));
-  const raw = await t.context.database.db('documents').where({ shop_id: await shopId(t, 'demo', 'cz'), type: 'credit_note' })
+  const raw = await t.context.database.db('documents').where({ shop_id: await shopId(t.context.database.db, 'demo', 'cz'), type: 'credit_note' })
     .whereRaw(`coalesce(tax_date, (issued_at at time zone 'Europe/Prague')::date) between '2026-06-01' and '2026-08-31'`).count<{ count: string }[]>('* as count');
   t.is(res.body.data.length, Number(raw[0].count));
   assertError(t, await get(t, '/invoices?market=sk&query=FA&from=2026-01-01'), 400, 'INVALID_PARAMETER_COMBINATION');
@@ -98,7 +87,7 @@ test('When documents are filtered by validity and lifecycle, then only those are
 
 test('When an invoice is read, then its lines and VAT per rate add up to its totals, which equal the order\'s including discount lines', async (t) => {
   const db = t.context.database.db;
-  const sk = await shopId(t, 'demo', 'sk');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
   const withCoupon = await db('orders as o').join('documents as d', (j) => j.on('d.shop_id', 'o.shop_id').andOn('d.order_code', 'o.code'))
     .where({ 'o.shop_id': sk, 'd.type': 'invoice' }).whereNotNull('o.coupon_code').first('d.code', 'o.code as order_code');
   t.truthy(withCoupon, 'the demo data has an invoiced order with a coupon');
@@ -138,7 +127,7 @@ test('When an invoice is read, then its lines and VAT per rate add up to its tot
 
 test('When documents are searched, then exact numbers come first, partial numbers next, and customers only with personal-data:read', async (t) => {
   const db = t.context.database.db;
-  const sk = await shopId(t, 'demo', 'sk');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
   const target = await db('documents').where({ shop_id: sk, type: 'invoice' }).whereNotNull('customer_last_name').orderBy('id', 'desc').first('code', 'order_code', 'variable_symbol', 'customer_last_name');
   for (const q of [target.code, target.code.toLowerCase(), target.order_code, target.variable_symbol]) {
     const res = await get(t, `/invoices?market=sk&query=${encodeURIComponent(q)}`);
@@ -171,7 +160,7 @@ test('When a shop or a record is out of reach, then 403 for the shop, 404 for an
   const czOnly = await issueKey(db, { scopes: ['invoices:read'], shops: ['cz'] });
   assertError(t, await get(t, '/invoices?market=sk', czOnly), 403, 'SHOP_FORBIDDEN');
   assertError(t, await get(t, '/documents?market=sk&documentType=invoice', czOnly), 403, 'SHOP_FORBIDDEN');
-  const skInvoice = await db('documents').where({ shop_id: await shopId(t, 'demo', 'sk'), type: 'invoice' }).first('code');
+  const skInvoice = await db('documents').where({ shop_id: await shopId(t.context.database.db, 'demo', 'sk'), type: 'invoice' }).first('code');
   assertError(t, await get(t, `/invoices/${skInvoice.code}?market=cz`), 404, 'NOT_FOUND');
   assertError(t, await get(t, `/documents/invoice/${skInvoice.code}/pdf?market=cz`), 404, 'NOT_FOUND');
   const acme = await issueKey(db, { account: 'acme', scopes: ['invoices:read'] });
@@ -207,10 +196,10 @@ test('When a PDF is read twice and rendered again, then the bytes are identical,
     const text = await pdfText(first.body.data.base64);
     t.true(text.includes(invoice.code), `${market}: number in the PDF`);
     t.true(text.includes(`${invoice.totalWithVat.amount} ${invoice.currency}`), `${market}: total in the PDF`);
-    const shopName = (await db('shops').where({ id: await shopId(t, 'demo', market) }).first('name')).name;
+    const shopName = (await db('shops').where({ id: await shopId(t.context.database.db, 'demo', market) }).first('name')).name;
     t.true(text.includes(shopName), `${market}: shop name with its own characters (${shopName})`);
     // Rendering again from the stored document gives the very same bytes (nothing depends on the time of rendering).
-    const stored = await db('documents').where({ shop_id: await shopId(t, 'demo', market), type: 'invoice', code: invoice.code }).first('id');
+    const stored = await db('documents').where({ shop_id: await shopId(t.context.database.db, 'demo', market), type: 'invoice', code: invoice.code }).first('id');
     await db('document_pdfs').where({ document_id: stored.id }).delete();
     const again = await get(t, `/documents/invoice/${invoice.code}/pdf?market=${market}`);
     t.is(again.body.data.sha256, first.body.data.sha256);
@@ -219,7 +208,7 @@ test('When a PDF is read twice and rendered again, then the bytes are identical,
 
 test('When a document has no printable form, then /documents says pdfAvailable false and the PDF path is a 404 PDF_NOT_AVAILABLE', async (t) => {
   const db = t.context.database.db;
-  const missing = await db('documents').where({ shop_id: await shopId(t, 'demo', 'sk'), pdf_available: false }).first('type', 'code');
+  const missing = await db('documents').where({ shop_id: await shopId(t.context.database.db, 'demo', 'sk'), pdf_available: false }).first('type', 'code');
   t.truthy(missing);
   assertError(t, await get(t, `/documents/${missing.type}/${missing.code}/pdf?market=sk`), 404, 'PDF_NOT_AVAILABLE');
   assertError(t, await get(t, '/documents/invoice/FA000/pdf?market=sk'), 404, 'NOT_FOUND');
@@ -271,8 +260,8 @@ test.serial('When the shop issues documents and moves their state after the load
 
 test.serial('When documents are searched on a table far bigger than a shop\'s, then the plan uses indexes, never a sequential scan of documents', async (t) => {
   const db = t.context.database.db;
-  const sk = await shopId(t, 'demo', 'sk');
-  const cz = await shopId(t, 'demo', 'cz');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
+  const cz = await shopId(t.context.database.db, 'demo', 'cz');
   // 100,000 synthetic invoices in another shop make the table large enough that a scan would be planned if no index fitted.
   await db.raw(`insert into documents (shop_id, type, code, order_code, issued_at, tax_date, issue_date, currency, total_with_vat, total_without_vat, total_vat,
       variable_symbol, customer_first_name, customer_last_name, customer_company)

@@ -1,27 +1,16 @@
 /** Stock of several items and stock movements over the real HTTP server and Postgres, checked against raw rows. */
-import type { ExecutionContext } from 'ava';
-import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { appTest } from '../helpers/app.js';
+import { issueKey } from '../helpers/server.js';
+import { get, assertError } from '../helpers/rest.js';
+import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['inventory:read'] });
-type Context = AppContext;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-function assertError(t: ExecutionContext<Context>, res: { status: number; body: any }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body?.error?.code, code, JSON.stringify(res.body));
-}
-
-async function shopId(t: ExecutionContext<Context>, account: string, code: string): Promise<string> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': account, 's.code': code }).first('s.id');
-  return String(row.id);
-}
 
 test('When several codes are asked, then found items come in the order asked and missing ones are listed as not found', async (t) => {
   const db = t.context.database.db;
-  const items = await db('stock_items').where({ shop_id: await shopId(t, 'demo', 'sk') }).orderBy('code').limit(3).select('code', 'quantity', 'available');
-  const plCode = (await db('stock_items').where({ shop_id: await shopId(t, 'demo', 'pl') }).first('code')).code;
+  const items = await db('stock_items').where({ shop_id: await shopId(t.context.database.db, 'demo', 'sk') }).orderBy('code').limit(3).select('code', 'quantity', 'available');
+  const plCode = (await db('stock_items').where({ shop_id: await shopId(t.context.database.db, 'demo', 'pl') }).first('code')).code;
   const codes = [items[2].code, 'NOPE-1', items[0].code, plCode, items[2].code, items[1].code];
   const res = await get(t, `/inventory/availability?market=sk&codes=${codes.map(encodeURIComponent).join(',')}`);
   t.is(res.status, 200, JSON.stringify(res.body));
@@ -66,7 +55,7 @@ test('When movements are listed, then they come newest first across pages, each 
 
 test('When movements are filtered, then every filter and the period agree with the raw rows', async (t) => {
   const db = t.context.database.db;
-  const sk = await shopId(t, 'demo', 'sk');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
   const count = async (q: any) => Number((await q.count({ count: '*' }))[0].count);
   const order = await db('stock_movements').where({ shop_id: sk }).whereNotNull('order_code').orderBy('occurred_at', 'desc').first('order_code');
   const byOrder = await get(t, `/inventory/movements?market=sk&orderCode=${order.order_code}`);

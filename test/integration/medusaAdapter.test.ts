@@ -12,7 +12,9 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { allScopes } from '../../src/auth/scopes.js';
 import { createWorker, lazyTemporalAccess } from '../../src/entry/compose.js';
-import { connectMedusaShop, MedusaConnectionRefused } from '../../src/platforms/medusa/connection.js';
+import { AppError } from '../../src/errors.js';
+import { connectMedusaShop } from '../../src/platforms/medusa/connection.js';
+import { connectShop } from '../../src/setup/setup.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { ShopPlatformAdapter } from '../../src/platforms/types.js';
 import { CheckpointMovedError, syncArea } from '../../src/sync/runner.js';
@@ -56,12 +58,15 @@ test.before(async (t) => {
   const env = medusaTestEnv();
   const medusa = medusaClient(env);
   const seed = await seedMedusaShop(medusa, { key: 'adapter' });
-  await connectMedusaShop(db, TEST_SECRETS.secretsKey, {
-    accountCode: 'demo', shopCode: SHOP, name: 'Medusa Praha', currency: 'CZK', country: 'CZ', language: 'cs', timeZone: 'Europe/Prague',
-    settings: { url: env.url, salesChannelId: seed.salesChannelId, stockLocationIds: [seed.stockLocationId], eurRates: { CZK: CZK_EUR } },
-    apiKey: env.apiKey, forwardSecret: env.forwardSecret,
-  });
   const platforms = testParts(db).platforms;
+  // Connected as `shops connect --platform medusa --credential …` connects it: the port's test connection, shop_credentials.
+  await connectShop(db, platforms, TEST_SECRETS.secretsKey, {
+    accountCode: 'demo', platform: 'medusa', code: SHOP, name: 'Medusa Praha', currency: 'CZK', country: 'CZ', language: 'cs', timeZone: 'Europe/Prague',
+    credentials: {
+      url: env.url, apiKey: env.apiKey, salesChannelId: seed.salesChannelId, stockLocationIds: seed.stockLocationId, eurRates: `CZK=${CZK_EUR}`,
+      forwardSecret: env.forwardSecret,
+    },
+  });
   const taskQueue = `test-medusa-${crypto.randomBytes(4).toString('hex')}`;
   const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue }));
   const running = worker.run();
@@ -95,7 +100,7 @@ async function syncNow(t: { context: Context }) {
   const shop = (await findSyncShop(db, 'demo', SHOP))!;
   const until = t.context.adapter.now(shop);
   const results = [];
-  for (const area of t.context.adapter.areas) {
+  for (const area of t.context.adapter.capabilities.areas) {
     // A forwarded event's sync on the worker may hold the same checkpoint: retried, as Temporal retries the activity.
     for (let attempt = 1; ; attempt++) {
       try {
@@ -126,20 +131,29 @@ test.serial('When the shop is connected with a wrong key or to an unreachable Me
     accountCode: 'demo', shopCode: 'mdbad', name: 'Bad', currency: 'EUR', country: 'DE', language: 'de', timeZone: 'Europe/Berlin',
   };
   const settings = { url: t.context.env.url, salesChannelId: t.context.seed.salesChannelId, stockLocationIds: [t.context.seed.stockLocationId] };
-  const wrongKey = await t.throwsAsync(connectMedusaShop(db, TEST_SECRETS.secretsKey, { ...base, settings, apiKey: 'sk_wrong' }), { instanceOf: MedusaConnectionRefused });
+  const { platforms } = t.context;
+  const refused = { instanceOf: AppError, code: 'PLATFORM_CONNECTION_REFUSED' } as const;
+  const wrongKey = await t.throwsAsync(connectMedusaShop(db, platforms, TEST_SECRETS.secretsKey, { ...base, settings, apiKey: 'sk_wrong' }), refused);
   t.regex(wrongKey!.message, /refused the API key/);
-  const down = await t.throwsAsync(connectMedusaShop(db, TEST_SECRETS.secretsKey, {
+  t.is((wrongKey as AppError).details?.reason, 'credentials_rejected');
+  const down = await t.throwsAsync(connectMedusaShop(db, platforms, TEST_SECRETS.secretsKey, {
     ...base, settings: { ...settings, url: `http://127.0.0.1:${await closedPort()}` }, apiKey: t.context.env.apiKey,
-  }), { instanceOf: MedusaConnectionRefused });
+  }), refused);
   t.regex(down!.message, /cannot be reached/);
-  const noChannel = await t.throwsAsync(connectMedusaShop(db, TEST_SECRETS.secretsKey, {
+  t.is((down as AppError).details?.reason, 'unreachable');
+  const noChannel = await t.throwsAsync(connectMedusaShop(db, platforms, TEST_SECRETS.secretsKey, {
     ...base, settings: { ...settings, salesChannelId: 'sc_nosuch' }, apiKey: t.context.env.apiKey,
-  }), { instanceOf: MedusaConnectionRefused });
+  }), refused);
   t.regex(noChannel!.message, /no sales channel sc_nosuch/);
+  const badRates = await t.throwsAsync(connectShop(db, platforms, TEST_SECRETS.secretsKey, {
+    accountCode: 'demo', platform: 'medusa', code: 'mdbad', currency: 'EUR', country: 'DE', timeZone: 'Europe/Berlin',
+    credentials: { url: t.context.env.url, apiKey: t.context.env.apiKey, salesChannelId: t.context.seed.salesChannelId, stockLocationIds: t.context.seed.stockLocationId, eurRates: 'CZK=-1' },
+  }), refused);
+  t.regex(badRates!.message, /eurRates/);
   t.deepEqual(await db('shops').count<{ count: string }[]>('* as count'), before);
   // The key is stored encrypted: its text appears nowhere in the row.
-  const row = await db('medusa_shop_credentials').first();
-  t.false(Buffer.from(row.api_key_encrypted).toString('latin1').includes(t.context.env.apiKey));
+  const row = await db('shop_credentials').where({ platform: 'medusa' }).first();
+  t.false(Buffer.from(row.credentials_encrypted).toString('latin1').includes(t.context.env.apiKey));
 });
 
 test.serial('When the shop is synced, then REST orders equal Medusa\'s orders field by field', async (t) => {

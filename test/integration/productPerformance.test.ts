@@ -1,11 +1,11 @@
 /** Sales per product over the real HTTP server: figures equal those computed here in exact integer arithmetic from raw documents, order lines and claims. */
 import type { ExecutionContext } from 'ava';
 import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
+import { get } from '../helpers/rest.js';
 
 const test = appTest({ scopes: ['reports:read', 'purchase-prices:read'] });
 type Context = AppContext;
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
 
 /** A decimal string as an integer scaled by 10^places. */
 function scaled(decimal: string, places: number): bigint {
@@ -68,7 +68,7 @@ test('When products of a period are read, then quantity, revenue and cost per pr
       t.is(res.status, 200, JSON.stringify(res.body));
       rows.push(...res.body.data.products);
       totals ??= res.body.data.totals;
-      cursor = res.body.data.nextCursor;
+      cursor = res.body.meta.nextCursor;
     } while (cursor);
     const want = await expected(t, market, from, to);
     t.is(rows.length, want.size, `${market}: one row per product`);

@@ -8,10 +8,14 @@ import { createAccessKey, hashKey } from '../../src/auth/keys.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { createPerson } from '../../src/people/people.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
+import { issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectModern, modernRequest, rawMcp } from '../helpers/mcp.js';
 import { plainToolCall } from '../../api/mcp/router.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { get } from '../helpers/rest.js';
+import { waitUntil } from '../helpers/wait.js';
+import { mintOAuthToken } from '../helpers/oauthToken.js';
+import { artifactKey } from '../../src/oauth/adapter.js';
 
 interface Context {
   database: TestDatabase;
@@ -37,7 +41,6 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-const get = (t: { context: Context }, path: string, key = t.context.key) => api(t.context.server, path, key);
 
 async function demoShop(t: { context: Context }, code: string) {
   const account = (await findAccountByCode(t.context.database.db, 'demo'))!;
@@ -113,26 +116,28 @@ test.serial('When a key is revoked between two requests, then the second is refu
 test.serial('When a key is used, then last_used_at is written at the first use and again only after a minute', async (t) => {
   const db = t.context.database.db;
   const key = await issueKey(db);
-  const lastUsed = async () => {
-    // The write is fire-and-forget; give it a moment to land.
-    for (let i = 0; i < 50; i++) {
-      const row = await db('access_keys').where({ key_hash: hashKey(key) }).first('last_used_at');
-      if (row.last_used_at && row.last_used_at.getTime() === t.context.clock.now.getTime()) return row.last_used_at as Date;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return (await db('access_keys').where({ key_hash: hashKey(key) }).first('last_used_at')).last_used_at as Date | null;
-  };
+  const keyId = (await db('access_keys').where({ key_hash: hashKey(key) }).first('id')).id;
+  // Every value written to last_used_at is recorded by a trigger of the test database, so the test can see that a
+  // write did NOT happen by the order of those that did (no sleep, no "nothing happened" after a pause).
+  await db.raw(`create table if not exists test_key_use_writes (seq bigserial primary key, key_id text not null, value timestamptz)`);
+  await db.raw(`create or replace function test_record_key_use() returns trigger language plpgsql as $$
+    begin insert into test_key_use_writes (key_id, value) values (new.id, new.last_used_at); return new; end $$`);
+  await db.raw(`create or replace trigger test_record_key_use after update of last_used_at on access_keys for each row execute function test_record_key_use()`);
+  const writes = async () => (await db('test_key_use_writes').where({ key_id: keyId }).orderBy('seq').pluck('value')).map((v: Date) => v.toISOString());
   const start = t.context.clock.now;
+  const at = (ms: number) => new Date(start.getTime() + ms).toISOString();
   try {
     await get(t, '/stores', key);
-    t.deepEqual(await lastUsed(), start);
+    await waitUntil(async () => (await writes()).length >= 1, 5_000);
+    t.deepEqual(await writes(), [at(0)], 'the first use is written');
     t.context.clock.now = new Date(start.getTime() + 30_000);
     await get(t, '/stores', key);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    t.deepEqual((await db('access_keys').where({ key_hash: hashKey(key) }).first('last_used_at')).last_used_at, start);
     t.context.clock.now = new Date(start.getTime() + 61_000);
     await get(t, '/stores', key);
-    t.deepEqual(await lastUsed(), t.context.clock.now);
+    // The 61 s write is the positive signal; a write at 30 s would have been sent before it.
+    await waitUntil(async () => (await writes()).includes(at(61_000)), 5_000);
+    t.deepEqual(await writes(), [at(0), at(61_000)], 'nothing written 30 s after the first use, again after 61 s');
+    t.is((await db('access_keys').where({ id: keyId }).first('last_used_at')).last_used_at.toISOString(), at(61_000));
   } finally {
     t.context.clock.now = start;
   }
@@ -263,4 +268,25 @@ test('When a tools/call carries more than a name, arguments and the envelope, or
   t.is(plainToolCall(legacy, 'application/json', caller, 'legacy'), null);
   t.is(plainToolCall({ ...legacy, params: { ...legacy.params, _meta: { progressToken: 1 } } }, accept, caller, 'legacy'), null);
   t.is(plainToolCall(plain, accept, caller, 'legacy'), null);
+});
+
+test('When an OAuth token was consumed, was issued for another resource, or its connection is revoked, then MCP refuses it with 401 and its code', async (t) => {
+  const db = t.context.database.db;
+  const call = async (token: string) => {
+    const request = modernRequest('tools/call', { name: 'stores_list', arguments: {} }, token);
+    return rawMcp(t.context.server, request.body, request.headers);
+  };
+  const valid = await mintOAuthToken(db, t.context.server);
+  t.is((await call(valid)).status, 200, 'the same kind of token, untouched, works');
+  const consumed = await mintOAuthToken(db, t.context.server);
+  await db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(consumed) }).update({ consumed_at: new Date() });
+  const other = await mintOAuthToken(db, t.context.server, { audience: 'https://other.example.com/api/mcp' });
+  const revoked = await mintOAuthToken(db, t.context.server);
+  const grantId = (await db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(revoked) }).first('payload')).payload.grantId;
+  await db('oauth_connections').where({ id: grantId }).update({ revoked_at: new Date() });
+  for (const [token, code] of [[consumed, 'INVALID_CREDENTIALS'], [other, 'INVALID_CREDENTIALS'], [revoked, 'CREDENTIALS_REVOKED']]) {
+    const res = await call(token);
+    t.is(res.status, 401, `${code}: ${res.text.slice(0, 200)}`);
+    t.true(res.text.includes(code), `${code}: ${res.text.slice(0, 200)}`);
+  }
 });

@@ -1,23 +1,15 @@
 /** REST conventions over the real HTTP server and a real Postgres: envelope, errors, auth, scopes, shops, periods, limits, cursors. */
-import { appTest, type AppContext } from '../helpers/app.js';
+import { appTest } from '../helpers/app.js';
 import net from 'node:net';
 import { hashKey, revokeAccessKey } from '../../src/auth/keys.js';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
+import { TEST_NOW } from '../helpers/constants.js';
+import { get, assertErrorEnvelope as assertError } from '../helpers/rest.js';
 
 
 const test = appTest();
-type Context = AppContext;
 
 /** GET with the full key; pass null for no credential at all. */
-const get = (t: { context: Context }, path: string, key: string | null = t.context.key, init?: RequestInit) => api(t.context.server, path, key ?? undefined, init);
-
-function assertError(t: any, res: { status: number; body: any; headers: Headers }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body.error.code, code);
-  t.is(typeof res.body.error.message, 'string');
-  t.truthy(res.body.meta.requestId);
-  t.is(res.headers.get('request-id'), res.body.meta.requestId);
-}
 
 test('When a list is read, then the envelope has data and meta with requestId, count, hasMore and nextCursor', async (t) => {
   const res = await get(t, '/orders?market=sk&limit=3');
@@ -307,4 +299,13 @@ test('When /account/connection and /account/entitlements are read, then they des
   const entitlements = await get(t, '/account/entitlements', key);
   t.is(entitlements.body.data.plan.code, 'growth');
   t.deepEqual(entitlements.body.data.features.find((f: any) => f.feature === 'webhooks'), { feature: 'webhooks', enabled: true, limit: 20, usage: 0 });
+});
+
+test('When a key expires exactly now, then it is refused; one millisecond later, it still works (both sides of the expiry instant)', async (t) => {
+  const db = t.context.database.db;
+  // The test server's clock stands at TEST_NOW.
+  const atNow = await issueKey(db, { expiresAt: new Date(TEST_NOW.getTime()) });
+  assertError(t, await get(t, '/stores', atNow), 401, 'CREDENTIALS_EXPIRED');
+  const justAfter = await issueKey(db, { expiresAt: new Date(TEST_NOW.getTime() + 1) });
+  t.is((await get(t, '/stores', justAfter)).status, 200);
 });

@@ -1,38 +1,18 @@
 /** Shipping over the real HTTP server and a real Postgres: carriers, shipments with cursors, detail, and statistics checked against figures computed here from raw rows. */
 import { appTest, type AppContext } from '../helpers/app.js';
 import type { ExecutionContext } from 'ava';
-import { api, issueKey } from '../helpers/server.js';
+import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { knexRunner } from '../../src/rollups/orders.js';
 import { refreshShipmentRollups } from '../../src/rollups/shipping.js';
+import { get, assertError } from '../helpers/rest.js';
+import { shopOf, type ShopInfo } from '../helpers/shops.js';
+import { percentileCont, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
 
 
 const test = appTest({ scopes: ['shipping:read'] });
 type Context = AppContext;
 
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-function assertError(t: ExecutionContext<Context>, res: { status: number; body: any }, status: number, code: string) {
-  t.is(res.status, status, JSON.stringify(res.body));
-  t.is(res.body.error.code, code);
-}
-
-interface ShopInfo { id: string; timeZone: string }
-
-async function shopOf(t: ExecutionContext<Context>, account: string, code: string): Promise<ShopInfo> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id')
-    .where({ 'a.code': account, 's.code': code }).first('s.id', 's.time_zone');
-  if (!row) throw new Error(`no shop ${account}/${code}`);
-  return { id: String(row.id), timeZone: row.time_zone };
-}
-
-function todayIn(timeZone: string, now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}
-
-function daysBefore(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
-}
 
 // ---- Reference figures, computed here from raw rows (plain selects, no aggregates) ----
 
@@ -56,28 +36,6 @@ async function rawShipments(t: ExecutionContext<Context>, shop: ShopInfo, from: 
   return q;
 }
 
-/** percentile_cont: linear interpolation between the two nearest ranks, as Postgres computes it. */
-function percentileCont(sorted: number[], fraction: number): number {
-  const position = fraction * (sorted.length - 1);
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  if (lower === upper) return sorted[lower];
-  return sorted[lower] + (position - lower) * (sorted[upper] - sorted[lower]);
-}
-
-/** Rounds a decimal string half away from zero to `places` digits (NUMERIC round). */
-function roundDecimal(decimal: string, places: number): number {
-  const negative = decimal.startsWith('-');
-  const [whole, fraction = ''] = decimal.replace('-', '').split('.');
-  const digits = (fraction + '0'.repeat(places + 1)).slice(0, places + 1);
-  let scaled = BigInt(whole + digits.slice(0, places));
-  if (Number(digits[places]) >= 5) scaled += 1n;
-  const value = Number(scaled) / 10 ** places;
-  return negative ? -value : value;
-}
-
-/** Hours, 2 decimals, from a millisecond figure (float8 → NUMERIC keeps 15 significant digits). */
-const hoursOf = (ms: number): number => roundDecimal((ms / 3_600_000).toPrecision(15), 2);
 
 /** delivered / settled, 4 decimals half up, in exact integer arithmetic; null without settled shipments. */
 function rateOf(delivered: number, settled: number): number | null {
@@ -171,7 +129,7 @@ async function expectedStats(t: ExecutionContext<Context>, shop: ShopInfo, from:
 // ---- Statistics ----
 
 test('When stats are read without a period, then they cover the last 30 days and equal the figures computed from raw rows', async (t) => {
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const today = todayIn(shop.timeZone, TEST_NOW);
   const res = await get(t, '/shipping/stats?market=sk');
   t.is(res.status, 200, JSON.stringify(res.body));
@@ -184,7 +142,7 @@ test('When stats are read without a period, then they cover the last 30 days and
 
 test('When stats are read for an explicit period, then they equal the figures computed from raw rows of that period', async (t) => {
   for (const market of ['cz', 'pl']) {
-    const shop = await shopOf(t, 'demo', market);
+    const shop = await shopOf(t.context.database.db, 'demo', market);
     const res = await get(t, `/shipping/stats?market=${market}&from=2026-08-15&to=2026-10-10`);
     t.is(res.status, 200, JSON.stringify(res.body));
     t.deepEqual(res.body.meta.period, { from: '2026-08-15', to: '2026-10-10', timeZone: shop.timeZone });
@@ -195,7 +153,7 @@ test('When stats are read for an explicit period, then they equal the figures co
 });
 
 test('When stats are filtered by carrier, then only that carrier is counted and the figures equal the raw computation', async (t) => {
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const today = todayIn(shop.timeZone, TEST_NOW);
   const res = await get(t, '/shipping/stats?market=sk&carrier=packeta&from=2026-09-01');
   t.is(res.status, 200, JSON.stringify(res.body));
@@ -218,7 +176,7 @@ test('When stats are filtered by carrier, then only that carrier is counted and 
 test('When crafted shipments are added, then a second delivery scan, a missing hand-over and a cancellation move the figures exactly as the rules say', async (t) => {
   // Shop `hu` is used by no other test in this file, so the tests may run concurrently.
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'hu');
+  const shop = await shopOf(t.context.database.db, 'demo', 'hu');
   const before = (await get(t, '/shipping/stats?market=hu')).body.data;
   const hour = 3_600_000;
   const base = TEST_NOW.getTime() - 5 * 24 * hour;
@@ -280,7 +238,7 @@ test('When the stats period is invalid, then it is a 400 with its own code', asy
 // ---- Shipments listing ----
 
 test('When shipments are listed without a period, then the last 30 days in the shop\'s zone are used, newest first', async (t) => {
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const today = todayIn(shop.timeZone, TEST_NOW);
   t.is(today, '2026-11-20');
   const res = await get(t, '/shipping/shipments?market=sk&limit=5');
@@ -297,7 +255,7 @@ test('When shipments are listed without a period, then the last 30 days in the s
 });
 
 test('When the whole carrier-filtered listing is walked by cursor, then it equals the filtered record set without duplicates', async (t) => {
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const today = todayIn(shop.timeZone, TEST_NOW);
   const seen: string[] = [];
   let cursor: string | null = null;
@@ -331,7 +289,7 @@ test('When a cursor is sent back with another carrier, then 400 CURSOR_MISMATCH'
 
 test('When one shipment is read, then it has all its tracking events in chronological order', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   // Prefer a shipment with a second delivery scan: every event must still be listed.
   const twice = await db('shipment_tracking_events as e').join('shipments as s', 's.id', 'e.shipment_id')
     .where({ 's.shop_id': shop.id, 'e.is_delivery': true }).select('e.shipment_id', 'e.id').orderBy('e.id');
@@ -355,8 +313,8 @@ test('When one shipment is read, then it has all its tracking events in chronolo
 
 test('When a shipment of another shop or another account is asked for, then 404 NOT_FOUND; a non-numeric id is a 400', async (t) => {
   const db = t.context.database.db;
-  const otherShop = await shopOf(t, 'demo', 'cz');
-  const otherAccountShop = await shopOf(t, 'acme', 'sk');
+  const otherShop = await shopOf(t.context.database.db, 'demo', 'cz');
+  const otherAccountShop = await shopOf(t.context.database.db, 'acme', 'sk');
   const ofOtherShop = await db('shipments').where({ shop_id: otherShop.id }).first('id');
   const ofOtherAccount = await db('shipments').where({ shop_id: otherAccountShop.id }).first('id');
   t.truthy(ofOtherShop && ofOtherAccount);
@@ -375,7 +333,7 @@ test('When a shipment of another shop or another account is asked for, then 404 
 
 test('When carriers are read, then every connected carrier comes with profiles and nothing credential-like', async (t) => {
   const db = t.context.database.db;
-  const shop = await shopOf(t, 'demo', 'sk');
+  const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   // Whatever the demo stores, make sure there is something secret to leak.
   await db('carriers').where({ shop_id: shop.id }).update({ credentials_encrypted: Buffer.from('{"credentialApiKey":"TOPSECRET"}') });
   const res = await get(t, '/shipping/carriers?market=sk');

@@ -1,20 +1,14 @@
 /** Suppliers over the real HTTP server and a real Postgres: offers matched to the shop's catalogue, counts, contacts only with personal data, never bank or tax data. */
-import type { ExecutionContext } from 'ava';
-import { appTest, type AppContext } from '../helpers/app.js';
-import { api, issueKey } from '../helpers/server.js';
+import { appTest } from '../helpers/app.js';
+import { issueKey } from '../helpers/server.js';
+import { get } from '../helpers/rest.js';
+import { shopId } from '../helpers/shops.js';
 
 const test = appTest({ scopes: ['purchasing:read'] });
-type Context = AppContext;
-const get = (t: ExecutionContext<Context>, path: string, key: string = t.context.key) => api(t.context.server, path, key);
-
-async function shopId(t: ExecutionContext<Context>, code: string): Promise<string> {
-  const row = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': code }).first('s.id');
-  return String(row.id);
-}
 
 test('When suppliers are listed, then each one\'s offer and matched-product counts equal those computed from its offers and the shop\'s catalogue', async (t) => {
   const db = t.context.database.db;
-  const sk = await shopId(t, 'sk');
+  const sk = await shopId(t.context.database.db, 'demo', 'sk');
   const res = await get(t, '/suppliers?market=sk');
   t.is(res.status, 200, JSON.stringify(res.body));
   t.is(res.body.data.length, 6);
@@ -39,7 +33,7 @@ test('When one supplier is read, then its offers point at the shop\'s real produ
   const res = await get(t, `/suppliers/${supplier.supplierId}?market=cz`);
   t.is(res.status, 200);
   t.is(res.body.data.offers.length, supplier.counts.offers);
-  const cz = await shopId(t, 'cz');
+  const cz = await shopId(t.context.database.db, 'demo', 'cz');
   for (const o of res.body.data.offers) {
     const product = await db('products').where({ shop_id: cz, code: o.productCode }).first('name');
     t.is(o.matched, product !== undefined, o.productCode);

@@ -103,12 +103,13 @@ test.serial('When receivers answer 2xx at the first attempt, then every delivery
   for (const r of [first, second]) {
     t.deepEqual(r.requests.map((q) => q.body.event_id).sort(), [...eventIds].sort());
     t.true(r.requests.every((q) => q.verifyError === null), 'signed as on the workflow path');
+    t.true(r.requests.every((q) => q.standardVerifyError === null), 'and verified by npm standardwebhooks');
   }
   const withWorkflow = await Promise.all(deliveries.map((d) => hasWorkflow(t.context.client, String(d.id))));
   t.false(withWorkflow.some(Boolean), 'no delivery answered 2xx at the first attempt has a workflow');
 });
 
-test.serial('When attempts fail, then the sender retries each delivery the schedule\'s delay after its failed attempt, without a workflow, and a delivery failing every attempt is FAILED after the last', async (t) => {
+test.serial('When attempts fail, then each delivery becomes its workflow webhook-delivery-<id> with search attributes, retried the schedule\'s delay after its failed attempt, and one failing every attempt is FAILED after the last', async (t) => {
   const { db } = t.context.database;
   takeCounts();
   const seen = new Set<string>();
@@ -135,7 +136,17 @@ test.serial('When attempts fail, then the sender retries each delivery the sched
       // Never early; how late depends on the machine's load (the bench measures it: scenario e).
       t.true(waited >= RETRY_MS - 10 && waited < RETRY_MS + 15_000, `attempt ${i + 1} came ${waited} ms after the failed attempt (schedule: ${RETRY_MS} ms)`);
     }
-    t.false(await hasWorkflow(t.context.client, id), 'retries cost no workflow');
+    t.true(await hasWorkflow(t.context.client, id), 'a failed first attempt makes the delivery a workflow (W3)');
+    const handle = t.context.client.workflow.getHandle(workflowIds.webhookDelivery(id));
+    // The workflow shows the end once its last attempt returned (a moment after Postgres has it).
+    await waitUntil(async () => (await handle.describe()).status.name === 'COMPLETED', 10_000);
+    const described = await handle.describe();
+    const attribute = (name: string) => described.typedSearchAttributes.getAll().find((p) => p.key.name === name)?.value;
+    t.is(attribute('WebhookEndpointId'), String(delivery.endpoint_id));
+    t.is(attribute('WebhookAccount'), 'demo');
+    t.is(attribute('WebhookShop'), 'cz');
+    t.is(attribute('WebhookEventType'), 'order.created');
+    t.is(attribute('WebhookDeliveryStatus'), delivery.status, 'the status the delivery ended in');
   }
   t.is(rcv.requests.length, 6);
   t.is(broken.requests.length, 9, 'three attempts each, then nothing more');

@@ -1,23 +1,23 @@
 /**
- * The dispatcher's sender on its own (issue 15, T10), on a real Postgres against real receivers, with the clock retries
- * are due by under the test's control: the whole 1, 5, 15, 60, 240-minute schedule, FAILED after the sixth attempt,
- * nothing early, nothing for a paused or disabled endpoint or a plan without webhooks, the pause check after 30 failures
- * in a row, and the per-endpoint bound held across two senders of one process.
+ * The dispatcher's sender on its own (issue 15, T10, W3), on a real Postgres against real receivers, with its clock under
+ * the test's control: first attempts only (a failed one is due 1 minute after it ended and left to its workflow),
+ * nothing for a paused or disabled endpoint or a plan without webhooks, 3xx and private addresses FAILED at once, the
+ * pause check after 30 failures in a row, and the per-endpoint bound held across two senders of one process.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Db } from '../../src/db/knex.js';
 import { DEFAULT_PER_ENDPOINT_CONCURRENCY, DirectSender, FAILING_LANE } from '../../src/webhooks/direct.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
 import { disableEndpoint, enableEndpoint } from '../../src/webhooks/endpoints.js';
-import { DEFAULT_RETRY_SCHEDULE_MS, PAUSE_AFTER_CONSECUTIVE_FAILURES } from '../../src/webhooks/settings.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { closedPort, startReceiver, type Receiver } from '../helpers/receiver.js';
 import { waitUntil } from '../helpers/wait.js';
-import { accountId, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
+import { accountId, emitOrderEvents, fakeDns, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
 interface Context {
   database: TestDatabase;
   settings: ReturnType<typeof testSettings>;
+  dns: ReturnType<typeof fakeDns>;
   receivers: Receiver[];
 }
 const test = anyTest as TestFn<Context>;
@@ -26,7 +26,8 @@ test.before(async (t) => {
   const database = await createTestDatabase();
   await isolateWebhooks(database.db);
   await database.db('accounts').where({ code: 'demo' }).update({ plan_code: 'custom' });
-  t.context = { database, settings: testSettings({ timeoutMs: 5_000 }), receivers: [] };
+  const dns = fakeDns();
+  t.context = { database, settings: testSettings({ timeoutMs: 5_000, resolve: dns.resolve }), dns, receivers: [] };
 });
 
 test.after.always(async (t) => {
@@ -67,74 +68,62 @@ async function deliveryOf(db: Db, eventId: string) {
   return db('webhook_deliveries').where({ event_id: eventId }).first();
 }
 
-test.serial('When every attempt is refused, then the sender makes six attempts exactly 1, 5, 15, 60 and 240 minutes after the previous one ended, none early, and the delivery is FAILED', async (t) => {
+test.serial('When a first attempt fails, then the sender leaves the retry to the delivery\'s workflow: PENDING, due exactly 1 minute after the attempt ended, and never retried by the sender however late', async (t) => {
   const { db } = t.context.database;
   const endpoint = await onlyEndpoint(t, `http://127.0.0.1:${await closedPort()}/hooks`);
   const [eventId] = await emitOrderEvents(db, 1, { prefix: 'S' });
   await dispatchOutboxBatch(db);
-  const { s, clock, round } = sender(t);
+  const { clock, round } = sender(t);
   t.is(await round(), 1, 'the first attempt at once');
-  for (const [i, delay] of DEFAULT_RETRY_SCHEDULE_MS.entries()) {
-    const delivery = await deliveryOf(db, eventId);
-    t.like(delivery, { status: 'PENDING', attempts: i + 1 });
-    const due = (delivery.next_attempt_at as Date).getTime();
-    t.is(await s.nextDueAt(), due, 'the dispatcher would sleep until exactly then');
-    clock.now = due - 1;
-    t.is(await round(), 0, `attempt ${i + 2} is not made a millisecond early`);
-    clock.now = due;
-    t.is(await round(), 1, `attempt ${i + 2} is made when due`);
-    const attempts = await db('webhook_delivery_attempts').where({ delivery_id: delivery.id }).orderBy('attempt');
-    const [previous, last] = attempts.slice(-2);
-    t.is((last.attempted_at as Date).getTime() - ((previous.attempted_at as Date).getTime() + previous.duration_ms), delay);
-  }
-  const attempts = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.event_id', eventId).orderBy('a.attempt').select('a.attempt', 'a.outcome');
-  t.deepEqual(attempts.map((a) => [a.attempt, a.outcome]), [1, 2, 3, 4, 5, 6].map((n) => [n, 'connection_error']));
-  t.like(await deliveryOf(db, eventId), { status: 'FAILED', attempts: 6, next_attempt_at: null });
-  t.truthy((await deliveryOf(db, eventId)).completed_at);
+  const delivery = await deliveryOf(db, eventId);
+  t.like(delivery, { status: 'PENDING', attempts: 1, workflow_started_at: null });
+  const [attempt] = await db('webhook_delivery_attempts').where({ delivery_id: delivery.id });
+  t.is(attempt.outcome, 'connection_error');
+  t.is((delivery.next_attempt_at as Date).getTime() - ((attempt.attempted_at as Date).getTime() + attempt.duration_ms), 60_000, 'due 1 minute after the failed attempt ended');
   clock.now += 24 * 3_600_000;
-  t.is(await round(), 0, 'nothing after the last attempt');
-  t.is(await s.nextDueAt(), null);
-  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 6);
+  t.is(await round(), 0, 'the sender makes first attempts only');
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 1);
 });
 
-test.serial('When the endpoint is paused while a retry waits, then nothing is sent when it falls due; a re-enable sends it; a disable makes a waiting one SKIPPED; a 302 is FAILED at once', async (t) => {
+test.serial('When the endpoint is paused, then the sender takes none of its first attempts until a re-enable; a 302 and an address that turned private are FAILED at once; a disable makes a waiting one SKIPPED', async (t) => {
   const { db } = t.context.database;
-  const seen = new Set<string>();
-  const rcv = await receiver(t, (req) => (String(req.body.data.order_code).startsWith('R302') ? { status: 302, headers: { Location: '/x' } } : seen.has(req.body.event_id) ? { status: 200 } : (seen.add(req.body.event_id), { status: 503 })));
+  const rcv = await receiver(t, (req) => (String(req.body.data.order_code).startsWith('R302') ? { status: 302, headers: { Location: '/x' } } : { status: 200 }));
   const endpoint = await onlyEndpoint(t, rcv.url, rcv);
   const demo = await accountId(db);
+  await db('webhook_endpoints').where({ id: endpoint.id }).update({ state: 'paused', pause_reason: 'consecutive_failures', paused_at: db.fn.now() });
   const [first] = await emitOrderEvents(db, 1, { prefix: 'P' });
   await dispatchOutboxBatch(db);
-  const { s, clock, round } = sender(t);
-  t.is(await round(), 1);
-  const due = (await deliveryOf(db, first)).next_attempt_at.getTime();
-
-  await db('webhook_endpoints').where({ id: endpoint.id }).update({ state: 'paused', pause_reason: 'consecutive_failures', paused_at: db.fn.now() });
-  clock.now = due + 3_600_000;
+  const { clock, round } = sender(t);
   t.is(await round(), 0, 'a paused endpoint gets nothing');
-  t.is(await s.nextDueAt(), null, 'and the dispatcher does not wake for it');
-  t.like(await deliveryOf(db, first), { status: 'PENDING', attempts: 1 });
+  t.like(await deliveryOf(db, first), { status: 'PENDING', attempts: 0 });
   await enableEndpoint(db, demo, endpoint.id);
-  t.is(await round(), 1, 're-enabled: the held retry goes at once');
-  t.like(await deliveryOf(db, first), { status: 'SENT', attempts: 2 });
+  t.is(await round(), 1, 're-enabled: the held delivery goes at once');
+  t.like(await deliveryOf(db, first), { status: 'SENT', attempts: 1 });
 
-  const [second] = await emitOrderEvents(db, 1, { prefix: 'Q' });
-  await dispatchOutboxBatch(db);
-  t.is(await round(), 1);
-  t.like(await deliveryOf(db, second), { status: 'PENDING', attempts: 1 });
   await emitOrderEvents(db, 1, { prefix: 'R302' });
   await dispatchOutboxBatch(db);
   t.is(await round(), 1);
   t.like(await db('webhook_deliveries').where({ endpoint_id: endpoint.id, status: 'FAILED' }).first(), { attempts: 1, last_http_status: 302, next_attempt_at: null });
 
-  t.is((await disableEndpoint(db, demo, endpoint.id)).skipped, 1);
+  // The name resolved to loopback when the endpoint was saved; at delivery it answers a private address.
+  t.context.dns.set('hooks.receiver.test', ['127.0.0.1']);
+  const renamed = await onlyEndpoint(t, rcv.url.replace('127.0.0.1', 'hooks.receiver.test'), rcv);
+  t.context.dns.set('hooks.receiver.test', ['10.20.30.40']);
+  const [rejected] = await emitOrderEvents(db, 1, { prefix: 'A' });
+  await dispatchOutboxBatch(db);
+  t.is(await round(), 1);
+  t.like(await deliveryOf(db, rejected), { status: 'FAILED', attempts: 1, next_attempt_at: null });
+  t.deepEqual((await db('webhook_delivery_attempts').where({ delivery_id: (await deliveryOf(db, rejected)).id })).map((a) => a.outcome), ['address_rejected']);
+
+  await db('webhook_endpoints').where({ id: renamed.id }).update({ state: 'paused', pause_reason: 'consecutive_failures', paused_at: db.fn.now() });
+  const [second] = await emitOrderEvents(db, 1, { prefix: 'Q' });
+  await dispatchOutboxBatch(db);
+  t.is((await disableEndpoint(db, demo, renamed.id)).skipped, 1);
   clock.now += 24 * 3_600_000;
   t.is(await round(), 0);
-  t.like(await deliveryOf(db, second), { status: 'SKIPPED', attempts: 1 });
-  t.is(rcv.requests.length, 4, 'P twice, Q once, the 302 once');
-  t.true(rcv.requests.every((r) => r.verifyError === null));
-  // Exactly one SENT entry: one successful attempt in the log of the delivered one.
-  t.is((await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where({ 'd.event_id': first, 'a.outcome': 'success' })).length, 1);
+  t.like(await deliveryOf(db, second), { status: 'SKIPPED', attempts: 0 });
+  t.is(rcv.requests.length, 2, 'P once, the 302 once; nothing reached the private address');
+  t.true(rcv.requests.every((r) => r.verifyError === null && r.standardVerifyError === null));
 });
 
 test.serial('When the plan has no webhooks, then nothing is sent until it is restored', async (t) => {
@@ -157,13 +146,13 @@ test.serial('When 30 attempts in a row fail, then the sender asks the endpoint\'
   const { db } = t.context.database;
   const rcv = await receiver(t, () => ({ status: 500 }));
   const endpoint = await onlyEndpoint(t, rcv.url, rcv);
-  await emitOrderEvents(db, PAUSE_AFTER_CONSECUTIVE_FAILURES, { prefix: 'U' });
+  await emitOrderEvents(db, 30, { prefix: 'U' });
   await dispatchOutboxBatch(db);
   const { checks, round } = sender(t);
   let taken = 0;
-  while (taken < PAUSE_AFTER_CONSECUTIVE_FAILURES) taken += await round();
+  while (taken < 30) taken += await round();
   await waitUntil(async () => checks.includes(endpoint.id));
-  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, PAUSE_AFTER_CONSECUTIVE_FAILURES);
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 30);
   t.true(rcv.maxOpen <= DEFAULT_PER_ENDPOINT_CONCURRENCY);
 });
 

@@ -1,7 +1,7 @@
 /** The variable registry of the affiliate programme's texts: one source for the list, the text check and the rendering. */
 import test from 'ava';
 import { checkText, VARIABLES } from '../../src/affiliate/variables.js';
-import { renderText } from '../../src/affiliate/demoContent.js';
+import { renderText } from '../../src/affiliate/content.js';
 
 test('When a text is checked, then each variable is named once with its canonical name and unknown ones are listed apart', (t) => {
   const result = checkText('{{partner_name}} {{ partner.name }} {{coupon_code}} {{shop.url}} {{nope}} {{nope}} {not.a.variable}');

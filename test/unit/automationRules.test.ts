@@ -24,6 +24,29 @@ test('When conditions are evaluated, then all/any nest, operators compare by typ
   for (const [condition, expected] of table) t.is(evaluate(condition, values), expected, JSON.stringify(condition));
 });
 
+test('When each comparison operator meets a value just below, at and just above its bound, then both sides of the boundary answer as the operator says', (t) => {
+  // order.totalWithVatEur is 250 in `values`: each numeric operator is tried at 249.99, 250 and 250.01.
+  const at = (op: string, value: unknown) =>
+    evaluate({ id: 'a', field: 'order.totalWithVatEur', op, value } as Condition, values);
+  const cases: Array<[string, boolean, boolean, boolean]> = [
+    // operator, bound 250.01 (value below it), bound 250 (equal), bound 249.99 (value above it)
+    ['gt', false, false, true],
+    ['gte', false, true, true],
+    ['lt', true, false, false],
+    ['lte', true, true, false],
+    ['eq', false, true, false],
+    ['ne', true, false, true],
+  ];
+  for (const [op, below, equal, above] of cases) {
+    t.deepEqual([at(op, 250.01), at(op, 250), at(op, 249.99)], [below, equal, above], op);
+  }
+  const text = (op: 'is_empty' | 'is_not_empty', actual: unknown) => evaluate({ id: 'a', field: 'f', op } as Condition, { f: actual });
+  t.deepEqual(['', 'x', null, undefined, '0'].map((v) => text('is_not_empty', v)), [false, true, false, false, true], 'is_not_empty');
+  t.deepEqual(['', 'x', null, undefined, '0'].map((v) => text('is_empty', v)), [true, false, true, true, false], 'is_empty');
+  // A missing value never satisfies an ordering operator (SPEC: only ne, not_in and is_empty).
+  for (const op of ['gt', 'gte', 'lt', 'lte']) for (const bound of [-1, 0, 1]) t.false(evaluate({ id: 'a', field: 'order.country', op, value: bound } as Condition, values), `${op} ${bound}`);
+});
+
 test('When the next 08:00 is computed in a zone, then it is the next local 08:00, also across the change to summer time', (t) => {
   const at = (iso: string, zone = 'Europe/Bratislava', time = '08:00') => nextTimeOfDay(time, zone, new Date(iso)).toISOString();
   t.is(at('2026-11-23T05:00:00.000Z'), '2026-11-23T07:00:00.000Z', 'winter: 08:00 CET is 07:00 UTC, later today');

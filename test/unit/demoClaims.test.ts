@@ -1,7 +1,8 @@
 /** Demo claim details and account masking: valid IBANs that are only ever stored masked, requests that fit the payment, e-mails per status. */
 import test from 'ava';
 import { maskAccount, MASKED_ACCOUNT } from '../../src/claims/accounts.js';
-import { defaultClaimsSettings, claimsSettingsSchema } from '../../src/claims/settings.js';
+import { claimsSettingsSchema } from '../../src/claims/settings.js';
+import { defaultClaimsSettings } from '../../src/platforms/demo/seeders/claimsSettings.js';
 import { SHOPS } from '../../src/platforms/demo/catalogue.js';
 import { demoIban } from '../../src/platforms/demo/claimDetails.js';
 import { claimAt, OrderTimeline } from '../../src/platforms/demo/generator.js';

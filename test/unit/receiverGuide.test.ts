@@ -1,4 +1,4 @@
-/** The README's receiver guide works as printed: its Node and Python code accept a real signed delivery and refuse forgeries. */
+/** The receiver guide (docs/webhooks.md) works as printed: its Node and Python code accept a real signed delivery and refuse forgeries. */
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import { generateEndpointSecret } from '../../src/webhooks/secrets.js';
 import { deliveryRequestHeaders } from '../../src/webhooks/signature.js';
 import { findFreePort } from '../../src/infra/ports.js';
 
-const readme = fs.readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
+const readme = fs.readFileSync(path.join(projectRoot, 'docs/webhooks.md'), 'utf8');
 
 function codeAfter(heading: string, language: string): string {
   const start = readme.indexOf(`\`\`\`${language}\n`, readme.indexOf(heading));
@@ -21,7 +21,7 @@ function signed(secret: string, at = Math.floor(Date.now() / 1000)) {
   return { body, headers: deliveryRequestHeaders({ eventType: 'ping', eventId: 'e', deliveryId: '1', secret, body, timestamp: at }) };
 }
 
-test('When the README\'s Node receiver gets a signed delivery, then it answers 200; a forged, stale or unsigned one gets 400', async (t) => {
+test('When the receiver guide\'s Node receiver gets a signed delivery, then it answers 200; a forged, stale or unsigned one gets 400', async (t) => {
   const secret = generateEndpointSecret();
   const port = await findFreePort();
   const file = path.join(projectRoot, 'dist', `receiver-guide-${process.pid}.mjs`); // beside node_modules, so `express` resolves
@@ -43,7 +43,7 @@ test('When the README\'s Node receiver gets a signed delivery, then it answers 2
   }
 });
 
-test('When the README\'s Python receiver gets a signed delivery, then it answers 200; a forged or stale one gets 400', (t) => {
+test('When the receiver guide\'s Python receiver gets a signed delivery, then it answers 200; a forged or stale one gets 400', (t) => {
   const python = ['python3', 'python'].find((p) => spawnSync(p, ['--version']).status === 0);
   if (!python) return t.fail('Python 3 is needed (the bootstrap needs it too)');
   const secret = generateEndpointSecret();

@@ -3,11 +3,9 @@
  * the run over after the two-day wait, and no step is executed twice (each step activity is scheduled exactly once).
  */
 import anyTest, { type TestFn } from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { createDraft, publishAutomation, setAutomationEnabled } from '../../src/automations/drafts.js';
 import { matchOutboxBatch, startPendingRuns } from '../../src/automations/runs.js';
 import { automationRunWorkflowsClient } from '../../src/temporal/automations.js';
@@ -15,6 +13,7 @@ import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTimeSkippingServer } from '../helpers/timeSkipping.js';
 import { waitUntil } from '../helpers/wait.js';
+import { startWorkerProcess as startWorker } from '../helpers/workerProcess.js';
 
 interface Context { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
 const test = anyTest as TestFn<Context>;
@@ -30,15 +29,7 @@ test.after.always(async (t) => {
 });
 
 function startWorkerProcess(t: { context: Context }, taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/test/helpers/automationWorkerProcess.js')], {
-    env: { ...process.env, TEST_DB_URL: t.context.database.url, TEMPORAL_ADDRESS: t.context.env.address, TEST_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  t.context.children.push(child);
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
-    child.once('exit', (code) => reject(new Error(`worker process exited early (${code})`)));
-  });
+  return startWorker('automationWorkerProcess', { TEST_DB_URL: t.context.database.url, TEMPORAL_ADDRESS: t.context.env.address, TEST_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn' }, t.context.children);
 }
 
 test('When the worker is killed while a run waits, then another worker finishes it and no step runs twice', async (t) => {

@@ -107,7 +107,7 @@ test.serial('When a paid order over the limit matches, then the run waits two da
   const deliveries = await db('webhook_deliveries').where({ event_type: 'automation.action' }).select('*');
   t.is(deliveries.length, 1);
   t.is(String(deliveries[0].endpoint_id), t.context.endpointId);
-  await startPendingDeliveries(db, webhookWorkflowsClient(t.context.env.client, t.context.taskQueue, t.context.settings.retryScheduleMs));
+  await startPendingDeliveries(db, webhookWorkflowsClient(t.context.env.client, t.context.taskQueue, t.context.settings.retryScheduleMs, { searchAttributes: false }));
   await t.context.receiver.waitFor((requests) => requests.some((r) => r.body?.event_type === 'automation.action'));
   const received = t.context.receiver.requests.find((r) => r.body.event_type === 'automation.action')!;
   t.is(received.verifyError, null, 'signed like every webhook');

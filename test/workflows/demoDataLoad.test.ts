@@ -4,7 +4,7 @@ import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.js';
-import { runDemoDataWorkflow, databaseIsEmpty } from '../../src/demoData.js';
+import { runDemoDataWorkflow, databaseIsEmpty } from '../../src/platforms/registry.js';
 import { createWorker } from '../../src/entry/compose.js';
 import { testWorkerDeps } from '../helpers/service.js';
 import { workflowIds } from '../../src/temporal/constants.js';

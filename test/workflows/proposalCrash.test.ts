@@ -5,11 +5,9 @@
  * `before_hash` is the text before the proposal (not the text the interrupted write had already put in the shop).
  */
 import anyTest, { type TestFn } from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { fieldHash } from '../../src/content/hash.js';
 import { createAvailabilityProposal, createTextProposal } from '../../src/proposals/create.js';
 import { proposalWorkflowId } from '../../src/proposals/model.js';
@@ -19,6 +17,7 @@ import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
 import { decideProposal, startProposalWorkflow } from '../../src/temporal/proposals.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTimeSkippingServer } from '../helpers/timeSkipping.js';
+import { spawnWorkerProcess } from '../helpers/workerProcess.js';
 
 interface Context { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
 const test = anyTest as TestFn<Context>;
@@ -34,22 +33,11 @@ test.after.always(async (t) => {
 });
 
 function startWorkerProcess(t: { context: Context }, taskQueue: string, hangAtPosition?: number): { child: ChildProcess; ready: Promise<void>; midWrite: Promise<void> } {
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/test/helpers/proposalWorkerProcess.js')], {
-    env: {
-      ...process.env, TEST_DB_URL: t.context.database.url, TEMPORAL_ADDRESS: t.context.env.address, TEST_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn',
-      ...(hangAtPosition === undefined ? {} : { TEST_HANG_AFTER_WRITE_POSITION: String(hangAtPosition) }),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  t.context.children.push(child);
-  const seen = (word: string) => new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes(word)) resolve(); });
-    child.once('exit', (code) => reject(new Error(`worker process exited (${code}) before ${word}`)));
-  });
-  const ready = seen('ready');
-  const midWrite = seen('midwrite');
-  midWrite.catch(() => undefined);
-  return { child, ready, midWrite };
+  const { child, printed } = spawnWorkerProcess('proposalWorkerProcess', {
+    TEST_DB_URL: t.context.database.url, TEMPORAL_ADDRESS: t.context.env.address, TEST_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn',
+    ...(hangAtPosition === undefined ? {} : { TEST_HANG_AFTER_WRITE_POSITION: String(hangAtPosition) }),
+  }, ['ready', 'midwrite'], t.context.children);
+  return { child, ready: printed.ready, midWrite: printed.midwrite };
 }
 
 test.serial('When the worker is killed after the shop took an item but before its result is stored, then another worker finishes and no item is written twice', async (t) => {

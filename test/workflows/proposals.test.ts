@@ -280,6 +280,52 @@ test.serial('When a proposal was stored but its workflow never started, then the
 });
 
 // Last: the time-skipping server moves its clock seven days on, past the expiry of proposals prepared after this.
+test.serial('When two decisions are sent at once, then exactly one wins and the other is refused with PROPOSAL_ALREADY_DECIDED', async (t) => {
+  const { db } = t.context.database;
+  const a = await author(t, 'sk');
+  const guid = (await db('categories').where({ shop_id: a.shop.id }).orderBy('guid').offset(7).first('guid')).guid;
+  const cat = (await getCategoryContent(db, a.shop.id, guid))!;
+  const draftId = await createTextProposal(db, a, 'category', [{ id: guid, fingerprint: cat.fingerprint, fields: { metaTitle: 'Raced title' } }], null, await clock(t));
+  const handle = await start(t, draftId);
+  await waitForState(t, draftId);
+  const results = await Promise.allSettled([
+    decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1', reason: null }),
+    decideProposal(t.context.env.client, draftId, { approve: false, by: 'person:2', reason: 'not now' }),
+  ]);
+  const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
+  t.is(won.length, 1, `exactly one decision wins: ${JSON.stringify(results.map((r) => r.status))}`);
+  const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+  t.is((lost.reason as AppError).code, 'PROPOSAL_ALREADY_DECIDED');
+  const final = await completed(handle);
+  if (won[0] === 0) t.regex(final, /^written/);
+  else t.is(final, 'rejected');
+  const row = await db('proposals').where({ draft_id: draftId }).first('decision', 'decided_by');
+  t.deepEqual([row.decision, row.decided_by], won[0] === 0 ? ['approve', 'person:1'] : ['reject', 'person:2'], 'the stored decision is the winner\'s');
+});
+
+test.serial('When one second is left of the seven days, then the proposal still waits; one second after, it is expired', async (t) => {
+  const { db } = t.context.database;
+  const a = await author(t, 'sk');
+  const guid = (await db('categories').where({ shop_id: a.shop.id }).orderBy('guid').offset(8).first('guid')).guid;
+  const cat = (await getCategoryContent(db, a.shop.id, guid))!;
+  const created = await clock(t);
+  const draftId = await createTextProposal(db, a, 'category', [{ id: guid, fingerprint: cat.fingerprint, fields: { metaTitle: 'Boundary title' } }], null, created);
+  const sevenDaysMs = 7 * 24 * 60 * 60 * 1000; // D30, as the specification states it
+  t.is((await db('proposals').where({ draft_id: draftId }).first('expires_at')).expires_at.getTime(), created.getTime() + sevenDaysMs);
+  const handle = await start(t, draftId);
+  await waitForState(t, draftId);
+  // Skip the server's clock to one second before the seven days end.
+  await t.context.env.sleep(created.getTime() + sevenDaysMs - 1000 - (await clock(t)).getTime());
+  t.is(await handle.query<string>('state'), 'waiting', 'one second before the end it still waits');
+  t.is((await getDraft(db, t.context.accountId, null, draftId)).status, 'awaiting_approval');
+  await t.context.env.sleep(2000);
+  t.is(await completed(handle), 'expired', 'one second after the end it is expired');
+  const finished = (await db('proposals').where({ draft_id: draftId }).first('finished_at')).finished_at.getTime();
+  t.true(finished >= created.getTime() + sevenDaysMs && finished <= created.getTime() + sevenDaysMs + 1000, `expired at the seven days: ${new Date(finished).toISOString()}`);
+  const late = await t.throwsAsync(decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' }));
+  t.is((late as AppError).code, 'PROPOSAL_ALREADY_DECIDED');
+});
+
 test.serial('When nobody decides for seven days, then every kind expires on its durable timer and a late decision is refused', async (t) => {
   const { db } = t.context.database;
   const a = await author(t, 'sk');

@@ -3,13 +3,11 @@
  * on another worker, resumes after the last committed batch, and the end state — rows and events — is exactly the
  * state of an uninterrupted sync of the same window.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import type { Db } from '../../src/db/knex.js';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { SYNC_AREAS } from '../../src/platforms/types.js';
 import { syncArea } from '../../src/sync/runner.js';
@@ -19,6 +17,7 @@ import { testWorkerDeps } from '../helpers/service.js';
 import type { ShopSyncResult } from '../../workflows/shopSync.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { startWorkerProcess as startWorker } from '../helpers/workerProcess.js';
 
 interface Context { reference: TestDatabase; crashed: TestDatabase }
 const test = anyTest as TestFn<Context>;
@@ -56,14 +55,7 @@ async function snapshot(db: Db, shopId: string) {
 }
 
 function startWorkerProcess(dbUrl: string, taskQueue: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/test/helpers/syncWorkerProcess.js')], {
-    env: { ...process.env, TEST_DB_URL: dbUrl, TEST_TASK_QUEUE: taskQueue, TEST_COMMIT_DELAY_MS: '3000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
-    child.once('exit', (code) => reject(new Error(`worker process exited early (${code})`)));
-  });
+  return startWorker('syncWorkerProcess', { TEST_DB_URL: dbUrl, TEST_TASK_QUEUE: taskQueue, TEST_COMMIT_DELAY_MS: '3000' });
 }
 
 async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {

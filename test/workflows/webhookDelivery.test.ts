@@ -11,7 +11,6 @@ import { workflowIds } from '../../src/temporal/constants.js';
 import { webhookWorkflowsClient } from '../../src/temporal/webhooks.js';
 import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries } from '../../src/webhooks/dispatch.js';
 import { deleteEndpoint, disableEndpoint, retryDelivery, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
-import { DEFAULT_RETRY_SCHEDULE_MS } from '../../src/webhooks/settings.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { closedPort, startReceiver, type Receiver, type Reply } from '../helpers/receiver.js';
 import { accountId, emitOrderEvents, fakeDns, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
@@ -59,7 +58,7 @@ async function deliver(t: { context: Context }, url: string, rcv?: Receiver, opt
   const [eventId] = await emitOrderEvents(db, 1, { account: options.account, shop: options.shop, prefix: `D${endpoint.id}-` });
   await dispatchOutboxBatch(db);
   const delivery = await db('webhook_deliveries').where({ event_id: eventId, endpoint_id: endpoint.id }).first();
-  const workflows = webhookWorkflowsClient(t.context.env.client, t.context.taskQueue, t.context.settings.retryScheduleMs);
+  const workflows = webhookWorkflowsClient(t.context.env.client, t.context.taskQueue, t.context.settings.retryScheduleMs, { searchAttributes: false });
   if (options.start !== false) await workflows.start({ deliveryId: String(delivery.id), endpointId: endpoint.id, firstAttempt: 1 });
   const handle = t.context.env.client.workflow.getHandle(workflowIds.webhookDelivery(String(delivery.id)));
   return { endpoint, eventId, deliveryId: String(delivery.id), handle, workflows };
@@ -84,6 +83,8 @@ test.serial('When the receiver answers 2xx, then the delivery is SENT after one 
   t.is(rcv.requests.length, 1);
   const [req] = rcv.requests;
   t.is(req.verifyError, null, 'the receiver\'s own verification accepts the signature');
+  t.is(req.standardVerifyError, null, 'npm standardwebhooks accepts the Standard Webhooks signature');
+  t.is(req.headers['webhook-id'], eventId);
   t.is(req.method, 'POST');
   t.is(req.headers['content-type'], 'application/json');
   t.is(req.headers['user-agent'], 'Service-Webhooks/1');
@@ -107,7 +108,7 @@ test.serial('When every connection is refused, then six attempts follow the 1, 5
   const started = await t.context.env.currentTimeMs();
   const { handle, deliveryId } = await deliver(t, `http://127.0.0.1:${port}/hooks`);
   t.is(await handle.result(), 'FAILED');
-  t.deepEqual(await timersOf(handle), DEFAULT_RETRY_SCHEDULE_MS.map((ms) => ms / 1000));
+  t.deepEqual(await timersOf(handle), [60, 300, 900, 3_600, 14_400], 'timers of 1, 5, 15, 60 and 240 minutes');
   const attempts = await attemptsOf(t.context.database.db, deliveryId);
   t.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3, 4, 5, 6]);
   t.true(attempts.every((a) => a.outcome === 'connection_error' && a.http_status === null));

@@ -34,7 +34,7 @@ test.before(async (t) => {
   const { env, taskQueue, stop } = await startTimeSkippingWorker(database.db, { queuePrefix: 'test-webhook-endpoint', webhooks: settings });
   t.context = {
     database, env, stopWorker: stop, settings, taskQueue,
-    workflows: webhookWorkflowsClient(env.client, taskQueue, settings.retryScheduleMs), receivers: [],
+    workflows: webhookWorkflowsClient(env.client, taskQueue, settings.retryScheduleMs, { searchAttributes: false }), receivers: [],
   };
 });
 

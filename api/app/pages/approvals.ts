@@ -8,18 +8,23 @@ import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '../../../src/errors.js';
 import { decideAsPerson, decidedProposalsOf, mayApproveProposals, pendingProposalsOf, saveTextsAsPerson } from '../../../src/people/proposals.js';
 import { wordDiff } from '../../../src/proposals/diff.js';
-import { CATEGORY_TEXT_FIELDS, PRODUCT_TEXT_FIELDS, type TextField } from '../../../src/proposals/model.js';
-import type { DraftView } from '../../../src/proposals/queries.js';
+import { isFinal, CATEGORY_TEXT_FIELDS, PRODUCT_TEXT_FIELDS, type TextField } from '../../../src/proposals/model.js';
+import { getDraft, type DraftView } from '../../../src/proposals/queries.js';
+import { actorNames } from '../../../src/people/actors.js';
 import { getCategoryContent, getProductContent } from '../../../src/queries/content.js';
 import { findShopByCode, listShops } from '../../../src/queries/shops.js';
 import { field } from '../forms.js';
 import type { ApplicationDeps } from '../index.js';
 import { renderPage } from '../render.js';
+import { paged, pageWindow } from '../paging.js';
 import { currentPerson, requirePermission, requirePerson } from '../session.js';
 
 const KIND_NAMES: Record<string, string> = {
   availabilities: 'Availability dictionary', product_texts: 'Product texts', category_texts: 'Category texts', claims_settings: 'Claims settings',
 };
+
+/** Decided proposals per page of the history. */
+const HISTORY_PAGE_SIZE = 20;
 
 const shown = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
@@ -27,7 +32,11 @@ const shown = (value: unknown) => (value === null || value === undefined ? '' : 
 function forPage(draft: DraftView) {
   return {
     ...draft, kindName: KIND_NAMES[draft.kind],
-    items: draft.items.map((item) => ({ ...item, preview: item.preview.map((p) => ({ ...p, diff: wordDiff(shown(p.before), shown(p.after)) })) })),
+    items: draft.items.map((item) => ({
+      ...item,
+      // An item of a finished proposal (rejected, expired) that was never written does not read "pending".
+      shownStatus: item.status === 'pending' && isFinal(draft.status) ? 'not written' : item.status,
+      preview: item.preview.map((p) => ({ ...p, diff: wordDiff(shown(p.before), shown(p.after)) })) })),
   };
 }
 
@@ -36,13 +45,26 @@ export function approvalsRoutes(deps: ApplicationDeps): Router {
   const router = express.Router();
   const approver = [requirePerson, requirePermission(mayApproveProposals, 'approve proposals')];
 
-  const page = async (res: Response, extra: Record<string, unknown> = {}, status = 200) => {
+  const page = async (req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) => {
     const person = currentPerson(res);
-    const [pending, history] = await Promise.all([pendingProposalsOf(db, person), decidedProposalsOf(db, person)]);
-    renderPage(res, 'approvals', { title: 'Approvals', pending: pending.map(forPage), history: history.map(forPage), notice: null, error: null, ...extra }, status);
+    const window = pageWindow(req, HISTORY_PAGE_SIZE);
+    const [pending, decided] = await Promise.all([pendingProposalsOf(db, person), decidedProposalsOf(db, person, { limit: window.fetch, offset: window.offset })]);
+    const { items: history, pager } = paged(req, window, decided);
+    const actors = await actorNames(db, person.accountId, [...pending, ...history].flatMap((d) => [d.createdBy, d.decision?.by]));
+    renderPage(res, 'approvals', { title: 'Approvals', pending: pending.map(forPage), history: history.map(forPage), pager, actors, notice: null, error: null, ...extra }, status);
   };
 
-  router.get('/approvals', ...approver, async (_req, res) => page(res));
+  router.get('/approvals', ...approver, async (req, res) => {
+    // After a decision (Post/Redirect/Get) the page names the proposal and the state its workflow reached.
+    const decided = typeof req.query.decided === 'string' ? req.query.decided : '';
+    let notice = null;
+    if (decided) {
+      const person = currentPerson(res);
+      const draft = await getDraft(db, person.accountId, person.shopCodes, decided).catch(() => null);
+      if (draft) notice = { draftId: draft.draftId, status: draft.status };
+    }
+    await page(req, res, { notice });
+  });
 
   router.post('/approvals/:draftId/decide', ...approver, async (req: Request, res: Response) => {
     const draftId = String(req.params.draftId);
@@ -52,11 +74,11 @@ export function approvalsRoutes(deps: ApplicationDeps): Router {
       if (decision !== 'approve' && decision !== 'reject') throw new AppError('INVALID_PARAMETER', 'Choose approve or reject.', { param: 'decision' });
       if (decision === 'reject' && !reason.trim()) throw new AppError('INVALID_PARAMETER', 'A rejection needs a reason.', { param: 'reason' });
       if (reason.length > 1000) throw new AppError('INVALID_PARAMETER', 'The reason is at most 1000 characters.', { param: 'reason' });
-      const outcome = await decideAsPerson(db, deps.temporal, currentPerson(res), draftId, decision === 'approve', reason);
-      await page(res, { notice: { draftId, status: outcome.status } });
+      await decideAsPerson(db, deps.temporal, currentPerson(res), draftId, decision === 'approve', reason);
+      res.redirect(303, `/app/approvals?decided=${encodeURIComponent(draftId)}`);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      await page(res, { error: `${draftId}: ${error.message}` }, error.status);
+      await page(req, res, { error: `${draftId}: ${error.message}` }, error.status);
     }
   });
 
@@ -76,7 +98,12 @@ export function approvalsRoutes(deps: ApplicationDeps): Router {
 
   router.get('/content', ...approver, async (req, res) => {
     const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 128) : '');
-    await contentForm(res, q('market'), q('entity') === 'category' ? 'category' : 'product', q('id'));
+    const entity = q('entity') === 'category' ? 'category' : 'product';
+    const known = (entity === 'product' ? PRODUCT_TEXT_FIELDS : CATEGORY_TEXT_FIELDS) as readonly string[];
+    const listed = (name: string) => q(name).split(',').filter((f) => known.includes(f));
+    // After a save (Post/Redirect/Get): which fields changed and which the shop altered on saving.
+    const notice = q('saved') ? { changedFields: listed('changed'), warnings: listed('altered').map((f) => `The shop changed ${f} on saving (markup removed).`) } : null;
+    await contentForm(res, q('market'), entity, q('id'), { notice });
   });
 
   router.post('/content', ...approver, async (req, res) => {
@@ -87,7 +114,9 @@ export function approvalsRoutes(deps: ApplicationDeps): Router {
     const texts = Object.fromEntries(fields.filter((f) => typeof (req.body as Record<string, unknown>)[f] === 'string').map((f) => [f, field(req.body, f).replace(/\r\n/g, '\n')]));
     try {
       const saved = await saveTextsAsPerson(db, deps.platforms, currentPerson(res), market, entity, id, field(req.body, 'fingerprint'), texts, now());
-      await contentForm(res, market, entity, id, { notice: saved });
+      const altered = Object.keys(texts).filter((f) => saved.warnings.some((w) => w.includes(` ${f} `)));
+      const query = new URLSearchParams({ market, entity, id, saved: '1', changed: saved.changedFields.join(','), altered: altered.join(',') });
+      res.redirect(303, `/app/content?${query}`);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       await contentForm(res, market, entity, id, { error: error.message }, error.status);

@@ -12,6 +12,7 @@ import { TASK_QUEUE } from '../../../src/temporal/constants.js';
 import { field } from '../forms.js';
 import type { ApplicationDeps } from '../index.js';
 import { renderPage } from '../render.js';
+import { actorNames } from '../../../src/people/actors.js';
 import { currentPerson, requirePerson } from '../session.js';
 
 const DONE_MESSAGES: Record<string, string> = {
@@ -42,13 +43,16 @@ export function automationsRoutes(deps: ApplicationDeps): Router {
     renderPage(res, 'automations', {
       title: 'Automations', drafts: automations.filter((a) => a.state === 'draft'), published: automations.filter((a) => a.state === 'published'),
       canEdit: mayEditAutomations(person), someShops: person.shopCodes !== null,
+      actors: await actorNames(db, person.accountId, automations.map((a) => a.createdBy)),
     });
   });
 
   router.get('/automations/:workflowId', requirePerson, async (req: Request, res: Response) => {
-    const detail = await automationOf(db, currentPerson(res), idOf(req));
+    const person = currentPerson(res);
+    const detail = await automationOf(db, person, idOf(req));
+    const actors = await actorNames(db, person.accountId, [detail.automation.createdBy]);
     const done = typeof req.query.done === 'string' ? DONE_MESSAGES[req.query.done] ?? null : null;
-    renderPage(res, 'automation', { title: detail.automation.name, ...detail, ruleJson: JSON.stringify(detail.rule, null, 2), notice: done });
+    renderPage(res, 'automation', { title: detail.automation.name, ...detail, ruleJson: JSON.stringify(detail.rule, null, 2), notice: done, actors });
   });
 
   router.post('/automations/:workflowId/publish', requirePerson, async (req, res) => {

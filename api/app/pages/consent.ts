@@ -5,11 +5,11 @@
  * unticked. The token then carries exactly what was ticked. Also: the person's Connections, with revoke.
  */
 import express, { type Request, type Response, type Router } from 'express';
-import { allScopes, isScope, writeModes, type Scope } from '../../../src/auth/scopes.js';
+import { allScopes, isScope, type Scope } from '../../../src/auth/scopes.js';
 import { scopesByArea } from '../../../src/auth/scopeWords.js';
 import { AppError } from '../../../src/errors.js';
 import { connectionsOf, recordConsent, revokeConnection } from '../../../src/oauth/connections.js';
-import { grantableScopes } from '../../../src/people/rights.js';
+import { grantableScopes, grantableWriteModes } from '../../../src/people/rights.js';
 import { listShops } from '../../../src/queries/shops.js';
 import { MCP_RESOURCE_PATH } from '../../oauth/provider.js';
 import { field, fields } from '../forms.js';
@@ -31,8 +31,10 @@ export function consentRoutes(deps: ApplicationDeps): Router {
   const { db } = deps;
   const router = express.Router();
   const providerOf = (req: Request) => {
-    const provider = deps.oauth.providerFor(ownOrigin(deps.application, req));
+    const origin = ownOrigin(deps.application, req);
+    const provider = deps.oauth.providerFor(origin);
     if (!provider) throw new AppError('NOT_FOUND', 'This address has no authorization server; set PUBLIC_BASE_URL.');
+    deps.oauth.prepare(origin, req, req.ip);
     return provider;
   };
   const details = async (req: Request, res: Response) => {
@@ -62,7 +64,7 @@ export function consentRoutes(deps: ApplicationDeps): Router {
       clientAddress: /^https:\/\//.test(clientId) ? clientId : null,
       redirectHost: URL.canParse(String(interaction.params.redirect_uri)) ? new URL(String(interaction.params.redirect_uri)).host : null,
       groups: scopesByArea(offered), withheld: requested.filter((s) => !allowed.has(s)), shops: shops.map((s) => ({ code: s.code, name: s.name })),
-      allShopsAllowed: person.shopCodes === null, writeModes, error,
+      allShopsAllowed: person.shopCodes === null, writeModes: grantableWriteModes(person), error,
     }, status);
   };
 

@@ -9,9 +9,10 @@ import { EMAIL_STATUSES, listOutbox, type EmailStatus } from '../../../src/email
 import { hasPermission } from '../../../src/people/model.js';
 import type { ApplicationDeps } from '../index.js';
 import { renderPage } from '../render.js';
+import { paged, pageWindow } from '../paging.js';
 import { currentPerson, requirePermission, requirePerson } from '../session.js';
 
-const PAGE_SIZE = 100;
+const PAGE_SIZE = 50;
 
 /** A readable plain-text view of a stored HTML body (the page never renders stored HTML as HTML). */
 function bodyText(html: string): string {
@@ -24,9 +25,10 @@ export function emailsRoutes(deps: ApplicationDeps): Router {
   router.get('/emails', requirePerson, requirePermission((p) => hasPermission(p, 'personal-data'), 'see personal data (partner e-mails carry names and addresses)'), async (req, res) => {
     const person = currentPerson(res);
     const wanted = typeof req.query.status === 'string' && (EMAIL_STATUSES as readonly string[]).includes(req.query.status) ? req.query.status as EmailStatus : undefined;
-    const emails = await listOutbox(deps.db, person.accountId, { limit: PAGE_SIZE, shopCodes: person.shopCodes, status: wanted });
+    const window = pageWindow(req, PAGE_SIZE);
+    const { items: emails, pager } = paged(req, window, await listOutbox(deps.db, person.accountId, { limit: window.fetch, offset: window.offset, shopCodes: person.shopCodes, status: wanted }));
     renderPage(res, 'emails', {
-      title: 'E-mails', statuses: EMAIL_STATUSES, status: wanted ?? null, pageSize: PAGE_SIZE,
+      title: 'E-mails', statuses: EMAIL_STATUSES, status: wanted ?? null, pager,
       emails: emails.map((e) => ({ ...e, bodyText: bodyText(e.bodyHtml) })),
     });
   });

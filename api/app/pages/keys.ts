@@ -1,11 +1,11 @@
 /** Access keys (D10): issue (the key shown once), list with last use, revoke — within the person's own rights (D27). */
 import express, { type Response, type Router } from 'express';
-import { writeModes, type Scope } from '../../../src/auth/scopes.js';
+import type { Scope } from '../../../src/auth/scopes.js';
 import { scopesByArea } from '../../../src/auth/scopeWords.js';
 import { AppError } from '../../../src/errors.js';
 import { hasPermission } from '../../../src/people/model.js';
 import { issueKeyAsPerson, KEY_EXPIRY_DAYS, keysOfPerson, revokeKeyAsPerson } from '../../../src/people/keys.js';
-import { grantableScopes } from '../../../src/people/rights.js';
+import { grantableScopes, grantableWriteModes } from '../../../src/people/rights.js';
 import { listShops } from '../../../src/queries/shops.js';
 import { field, fields } from '../forms.js';
 import type { ApplicationDeps } from '../index.js';
@@ -23,7 +23,7 @@ export function keysRoutes(deps: ApplicationDeps): Router {
     renderPage(res, 'keys', {
       title: 'Access keys', keys: await keysOfPerson(db, person), groups: scopesByArea(grantableScopes(person) as Scope[]),
       shops: shops.map((s) => ({ code: s.code, name: s.name })), allShopsAllowed: person.shopCodes === null,
-      expiries: KEY_EXPIRY_DAYS, writeModes, error: null, form: null, ...extra,
+      expiries: KEY_EXPIRY_DAYS, writeModes: grantableWriteModes(person), error: null, form: null, ...extra,
     }, status);
   };
 

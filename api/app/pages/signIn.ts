@@ -1,10 +1,9 @@
 /** Sign-in (password, then the second factor when enabled) and sign-out. Each step starts a new session. */
 import express, { type Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { checkPassword } from '../../../src/people/signIn.js';
+import { checkPassword, checkSecondFactor, purgeUnknownAddressFailures } from '../../../src/people/signIn.js';
 import { purgeEndedSessions } from '../../../src/people/sessions.js';
 import { purgeExpiredArtifacts } from '../../../src/oauth/adapter.js';
-import { verifySecondFactor } from '../../../src/people/totp.js';
 import { field } from '../forms.js';
 import type { ApplicationDeps } from '../index.js';
 import { renderPage } from '../render.js';
@@ -36,7 +35,7 @@ export function signInRoutes(deps: ApplicationDeps): Router {
       return renderPage(res, 'signIn', { title: 'Sign in', next, email, error }, result.reason === 'locked' ? 429 : 401);
     }
     // Housekeeping on a rare, cheap occasion: ended sessions and expired authorization artefacts.
-    void purgeEndedSessions(db, now()).then(() => purgeExpiredArtifacts(db, now())).catch(() => undefined);
+    void purgeEndedSessions(db, now()).then(() => purgeExpiredArtifacts(db, now())).then(() => purgeUnknownAddressFailures(db, now())).catch(() => undefined);
     if (result.totpEnabled) {
       await replaceSession(db, now(), req, res, { pendingPersonId: result.personId });
       return res.redirect(303, `/app/sign-in/second-factor?next=${encodeURIComponent(next)}`);
@@ -54,8 +53,11 @@ export function signInRoutes(deps: ApplicationDeps): Router {
     const pending = appState(res).session?.pendingPersonId;
     if (!pending) return res.redirect(303, '/app/sign-in');
     const next = safeReturnPath(field(req.body, 'next'));
-    if (!(await verifySecondFactor(db, deps.application.secretsKey(), pending, field(req.body, 'code'), now()))) {
-      return renderPage(res, 'secondFactor', { title: 'Second factor', next, error: 'That code is not right (or was used already).' }, 401);
+    const checked = await checkSecondFactor(db, deps.application.secretsKey(), pending, field(req.body, 'code'), now());
+    if (!checked.ok) {
+      const locked = checked.reason === 'locked';
+      const error = locked ? 'Too many wrong codes: the second step is locked for 15 minutes. Try again later or ask the account owner.' : 'That code is not right (or was used already).';
+      return renderPage(res, 'secondFactor', { title: 'Second factor', next, error }, locked ? 429 : 401);
     }
     await replaceSession(db, now(), req, res, { personId: pending });
     res.redirect(303, next);

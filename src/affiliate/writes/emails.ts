@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { ShopRef } from '../../capabilities/context.js';
 import { queueEmail, type EmailAttachmentRef, type EmailStatus } from '../../email/outbox.js';
-import { renderText } from '../demoContent.js';
+import { renderText } from '../content.js';
 
 export const PARTNER_EMAIL_EVENTS = ['account_approved', 'account_rejected', 'conversion_approved', 'payout_paid', 'code_request_decided'] as const;
 export type PartnerEmailEvent = (typeof PARTNER_EMAIL_EVENTS)[number];

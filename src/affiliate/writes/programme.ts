@@ -8,7 +8,7 @@ import type { Caller, ShopRef } from '../../capabilities/context.js';
 import { AppError } from '../../errors.js';
 import { getArticle, listDocuments, listEmailTemplates } from '../../queries/affiliateContent.js';
 import { getCampaign, getProgrammeSettings, listPortals } from '../../queries/affiliate.js';
-import { CONTENT_LANGUAGES, defaultArticleWording } from '../demoContent.js';
+import { CONTENT_LANGUAGES, defaultArticleWording } from '../content.js';
 import { plainText, sanitiseHtml, variableReport, type VariableReport } from './text.js';
 
 /** Settings that touch money or attribution: read over REST and MCP, changed only by a person in the application (SPEC "Not available over MCP"). */

@@ -118,7 +118,7 @@ const conversionSchema = z.object({
   orderTotalWithVat: moneySchema.describe('The whole order with VAT.'),
   commission: moneySchema,
   commissionState: z.enum(COMMISSION_STATES),
-  stateReason: z.string().describe('return_period (pending until the return period ends), awaiting_manual_approval, approved_automatically, order_cancelled, order_returned, paid_out.'),
+  stateReason: z.string().describe('return_period (pending until the return period ends), awaiting_manual_approval, approved_automatically, approved_manually or rejected_manually (a person in the application), order_cancelled, order_returned, paid_out.'),
   orderStatus: z.object({ id: z.number().int(), name: z.string() }).describe('The order\'s current status in the shop.'),
   approvedAt: timestamp.nullable(),
   creditNoteCode: z.string().nullable().describe('The order\'s credit note (a return), when there is one.'),
@@ -433,6 +433,10 @@ export const affiliateLinksGenerate = defineCapability({
     target: z.object({ type: z.enum(LINK_TARGETS), url: z.string().describe('Where the redirect forwards.') }),
     attribution: z.object({ windowDays: z.number().int(), how: z.string() }),
   }),
+  paramRules: [
+    { code: 'MISSING_PARAMETER', rule: '`target=product` needs `productCode`; `target=category` needs `categoryGuid`.' },
+    { code: 'INVALID_PARAMETER_COMBINATION', rule: '`productCode` and `categoryGuid` go only with their own `target`.' },
+  ],
   annotations: readOnly,
   handler: ({ params, ctx }) => generateLink(ctx.db, ctx.caller.account.id, ctx.shop!.id, params),
 });

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { CapabilityContext } from '../context.js';
 import { AppError } from '../../errors.js';
-import { CONTENT_LANGUAGES } from '../../affiliate/demoContent.js';
+import { CONTENT_LANGUAGES } from '../../affiliate/content.js';
 import { PARTNER_EMAIL_EVENTS } from '../../affiliate/writes/emails.js';
 import { decideCodeRequest, PARTNER_ACTIONS, setPartnerState } from '../../affiliate/writes/partners.js';
 import {

@@ -128,6 +128,10 @@ export const analyticsMonthlyCapability = defineCapability({
     period: z.object({ from: z.string(), to: z.string() }).describe('First and last day of the months returned.'),
     months: z.array(z.object({ month: z.string(), orders: z.number().int(), revenueWithVat: eurMoney, visits: z.number().int(), conversionRate: share })),
   }),
+  paramRules: [
+    { code: 'PERIOD_REVERSED', rule: '`fromMonth` must not be after `toMonth` (default the current month).' },
+    { code: 'PERIOD_TOO_LONG', rule: 'At most MAX_MONTHS months from `fromMonth` to `toMonth`.'.replace('MAX_MONTHS', String(MAX_MONTHS)) },
+  ],
   annotations: readOnly,
   handler: ({ params, ctx }) => {
     const current = todayIn(ctx.shop!.timeZone, ctx.now()).slice(0, 7);

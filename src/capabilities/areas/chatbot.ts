@@ -1,7 +1,7 @@
 /** The web chatbot the service runs on a shop's pages: conversations with transcripts, outcomes, period statistics, topics. */
 import { z } from 'zod';
 import { AppError } from '../../errors.js';
-import { CHATBOT_TOPICS, START_PAGE_TYPES } from '../../chatbot/demoChatbot.js';
+import { CHATBOT_TOPICS, START_PAGE_TYPES } from '../../chatbot/topics.js';
 import { CHATBOT_OUTCOMES, chatbotOutcomes, chatbotStats, chatbotTopics, getConversation, listConversations } from '../../queries/chatbot.js';
 import { from, listParams, market, to } from '../params.js';
 import { defineCapability, readOnly } from '../types.js';

@@ -5,7 +5,7 @@ import { moneySchema } from '../../money.js';
 import { getCustomer, listCustomers } from '../../queries/customers.js';
 import { customerPerformance } from '../../queries/customerPerformance.js';
 import { GENDER_CONFIDENCE_THRESHOLD } from '../../customers/gender.js';
-import { cursor, dateParam, from, limit, market, to } from '../params.js';
+import { cursor, dateParam, from, limit, market, pageMeta, to } from '../params.js';
 import { resolvePeriod } from '../period.js';
 import type { FieldScopes } from '../projection.js';
 import { defineCapability, readOnly } from '../types.js';
@@ -82,6 +82,12 @@ export const customersList = defineCapability({
   params: z.object({ market, purchaseFrom: purchaseFrom.optional(), purchaseTo: purchaseTo.optional(), limit: limit.optional(), cursor: cursor.optional() }).strict(),
   result: directoryEntry,
   fieldScopes: directoryFieldScopes,
+  paramRules: [
+    { code: 'MISSING_PARAMETER', rule: '`purchaseTo` needs `purchaseFrom`.' },
+    { code: 'PERIOD_REVERSED', rule: '`purchaseFrom` must not be after `purchaseTo` (or today).' },
+    { code: 'PERIOD_TOO_LONG', rule: '`purchaseFrom`..`purchaseTo` spans at most 366 days.' },
+    { code: 'INVALID_PARAMETER', rule: '`purchaseFrom` and `purchaseTo` must be real calendar dates.' },
+  ],
   annotations: readOnly,
   handler: ({ params, ctx, page }) => {
     if (params.purchaseFrom === undefined && params.purchaseTo !== undefined) {
@@ -163,9 +169,8 @@ export const customersPerformance = defineCapability({
       ordersCount: z.number().int(),
       revenueByCurrency: moneyByCurrency,
     }).describe('Over the whole filter, not only this page.'),
-    hasMore: z.boolean().describe('True when a next page exists.'),
-    nextCursor: z.string().nullable().describe('Send back as `cursor` with the other parameters unchanged; null at the end.'),
   }),
+  meta: pageMeta,
   annotations: readOnly,
   handler: ({ params, ctx, period, page }) => customerPerformance(ctx, period, params, page.after),
 });

@@ -7,7 +7,7 @@ import { listParams, market, query } from '../params.js';
 import type { FieldScopes } from '../projection.js';
 import { defineCapability, readOnly } from '../types.js';
 
-const DOCUMENT_TYPES = ['invoice', 'proforma', 'credit_note'] as const;
+export const DOCUMENT_TYPES = ['invoice', 'proforma', 'credit_note'] as const;
 const LIFECYCLES = ['issued', 'paid', 'settled', 'partially_credited', 'credited', 'cancelled'] as const;
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const documentCode = z.string().min(1).max(64);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { moneySchema } from '../../money.js';
 import { COGS_COVERAGE_MIN, financialSummary } from '../../queries/reports.js';
 import { orderPerformance, productPerformance } from '../../queries/sales.js';
-import { cursor, from, limit, market, to } from '../params.js';
+import { cursor, from, limit, market, pageMeta, to } from '../params.js';
 import type { FieldScopes } from '../projection.js';
 import { defineCapability, readOnly } from '../types.js';
 
@@ -70,7 +70,7 @@ const orderRow = z.object({
 export const salesOrderPerformance = defineCapability({
   name: 'sales.orderPerformance',
   summary: 'Revenue per order in EUR with whole-period totals; with purchase prices also cost, profit and margin per order.',
-  description: `Returns the orders of the shop \`market\` created in the period (default: the current month, shop time zone; at most 366 days), newest first, each with its revenue in EUR at its stored rate, and \`totals\` of the WHOLE period (not just the page) on every page. Cancelled orders are left out. With \`purchase-prices:read\` each order also has \`cost\`, \`profit\` and \`margin\` (null when a line lacks a purchase price) and the totals carry cogs and gross profit under the financial summary's rule: ${coverageRule} Paginate with \`data.nextCursor\` sent back as \`cursor\`.`,
+  description: `Returns the orders of the shop \`market\` created in the period (default: the current month, shop time zone; at most 366 days), newest first, each with its revenue in EUR at its stored rate, and \`totals\` of the WHOLE period (not just the page) on every page. Cancelled orders are left out. With \`purchase-prices:read\` each order also has \`cost\`, \`profit\` and \`margin\` (null when a line lacks a purchase price) and the totals carry cogs and gross profit under the financial summary's rule: ${coverageRule} Paginate with \`meta.nextCursor\` sent back as \`cursor\`.`,
   path: '/sales/order-performance',
   scope: 'reports:read',
   mcpTool: 'sales_order_performance',
@@ -90,9 +90,8 @@ export const salesOrderPerformance = defineCapability({
       grossProfit: eurMoney.optional().describe(needsPrices),
       grossMargin: z.number().nullable().optional().describe(needsPrices),
     }).describe('Over the whole period.'),
-    hasMore: z.boolean(),
-    nextCursor: z.string().nullable(),
   }),
+  meta: pageMeta,
   fieldScopes: {
     'orders[].cost': 'purchase-prices:read',
     'orders[].profit': 'purchase-prices:read',
@@ -125,7 +124,7 @@ const productRow = z.object({
 export const salesProductPerformance = defineCapability({
   name: 'sales.productPerformance',
   summary: 'Sales per product from invoices and credit notes with totals; with purchase prices also cost at time of sale and margin. Period required.',
-  description: `Answers "which products sell and earn": per product of the shop \`market\`, the invoiced minus credited quantity and revenue (EUR at each order's stored rate) of the documents whose business date (tax date, else issue date) lies in the REQUIRED period \`from\`..\`to\` (at most 366 days), highest revenue first, in pages (\`data.nextCursor\`), with \`totals\` of the whole period and \`unmappedLines\` (lines whose product code did not match the catalogue). A credit note that reverses a whole order takes back all its lines; one that refunds a claim takes back the claim's lines. With \`purchase-prices:read\` also \`purchaseCostWithoutVat\` (the purchase price stored on the matched order line at the time of sale), \`marginWithoutVat\` and \`marginPercent\`; a product with a line lacking a price has null cost and margin, and the totals' margin covers only products with a known cost (\`costedRevenueWithoutVat\`).`,
+  description: `Answers "which products sell and earn": per product of the shop \`market\`, the invoiced minus credited quantity and revenue (EUR at each order's stored rate) of the documents whose business date (tax date, else issue date) lies in the REQUIRED period \`from\`..\`to\` (at most 366 days), highest revenue first, in pages (\`meta.nextCursor\`), with \`totals\` of the whole period and \`unmappedLines\` (lines whose product code did not match the catalogue). A credit note that reverses a whole order takes back all its lines; one that refunds a claim takes back the claim's lines. With \`purchase-prices:read\` also \`purchaseCostWithoutVat\` (the purchase price stored on the matched order line at the time of sale), \`marginWithoutVat\` and \`marginPercent\`; a product with a line lacking a price has null cost and margin, and the totals' margin covers only products with a known cost (\`costedRevenueWithoutVat\`).`,
   path: '/sales/product-performance',
   scope: 'reports:read',
   mcpTool: 'sales_product_performance',
@@ -149,9 +148,8 @@ export const salesProductPerformance = defineCapability({
       marginPercent: z.number().nullable().optional().describe(needsPrices),
     }).describe('Over the whole period.'),
     unmappedLines: z.number().int().describe('Document lines of the period that did not match the catalogue.'),
-    hasMore: z.boolean(),
-    nextCursor: z.string().nullable(),
   }),
+  meta: pageMeta,
   fieldScopes: {
     'products[].purchaseCostWithoutVat': 'purchase-prices:read',
     'products[].marginWithoutVat': 'purchase-prices:read',

@@ -1,6 +1,6 @@
 /**
- * Issue 28, the Medusa adapter: a Medusa shop's credentials (encrypted), the events its forwarder delivered (each
- * once), and the shop's sync state (why the last run failed, for REST /stores and the application).
+ * Issue 28, the Medusa adapter: the events a Medusa shop's forwarder delivered (each once; its credentials are in
+ * shop_credentials, migration 020), and the shop's sync state (why the last run failed, for REST /stores and the application).
  */
 import type { Knex } from 'knex';
 
@@ -9,14 +9,6 @@ function ts(t: Knex.CreateTableBuilder | Knex.AlterTableBuilder, name: string) {
 }
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.createTable('medusa_shop_credentials', (t) => {
-    t.bigInteger('shop_id').primary().references('shops.id').onDelete('CASCADE');
-    // AES-256-GCM with SECRETS_KEY (the webhook secrets' scheme); never selected by a read, never returned.
-    t.binary('api_key_encrypted').notNullable();
-    t.binary('forward_secret_encrypted').notNullable();
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-  });
-
   await knex.schema.createTable('medusa_forwarded_events', (t) => {
     t.bigIncrements('id');
     t.bigInteger('shop_id').notNullable().references('shops.id').onDelete('CASCADE');
@@ -42,5 +34,4 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('sync_error_at');
   });
   await knex.schema.dropTableIfExists('medusa_forwarded_events');
-  await knex.schema.dropTableIfExists('medusa_shop_credentials');
 }

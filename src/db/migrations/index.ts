@@ -17,6 +17,9 @@ import * as m015 from './015_coupon_confirmations.js';
 import * as m016 from './016_email_outbox_affiliate_writes.js';
 import * as m018 from './018_shipping_rollups.js';
 import * as m019 from './019_webhook_due_retries.js';
+import * as m020 from './020_shop_credentials.js';
+import * as m030 from './030_sign_in_limits.js';
+import * as m050 from './050_affiliate_tracking_approvals.js';
 import * as m070 from './070_medusa.js';
 
 export const migrations = [
@@ -38,5 +41,8 @@ export const migrations = [
   { name: '016_email_outbox_affiliate_writes', ...m016 },
   { name: '018_shipping_rollups', ...m018 },
   { name: '019_webhook_due_retries', ...m019 },
+  { name: '020_shop_credentials', ...m020 },
+  { name: '030_sign_in_limits', ...m030 },
+  { name: '050_affiliate_tracking_approvals', ...m050 },
   { name: '070_medusa', ...m070 },
 ];

@@ -7,10 +7,16 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import type {
-  AreaRecords, AvailabilityEntry, CatalogueRecord, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformCouponState, PlatformShop,
+  AreaRecords, AvailabilityEntry, CatalogueRecord, ChangeBatch, ChangeRequest, ConnectionCheck, ConnectionRequest, ContentTexts, CouponInput, PlatformCouponState,
+  PlatformOrder, PlatformShop,
   ShopPlatformAdapter, SyncArea,
 } from '../types.js';
-import { SYNC_AREAS } from '../types.js';
+import type { Knex } from 'knex';
+import { knexRunner } from '../../affiliate/sql.js';
+import { DEMO_CAPABILITIES, DEMO_CREDENTIAL_FIELDS, DEMO_REJECTED_KEY_PREFIX } from './capabilities.js';
+import { simulateDemoVisits } from './seeders/affiliateProgramme.js';
+import { SHOPS } from './catalogue.js';
+import { shopSeed } from './generator.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
 import { catalogueRecords, categoryTextsChanged, productTextsChanged } from './content.js';
 import { documentAt, documentChangeTimes } from './documents.js';
@@ -71,6 +77,10 @@ interface ShopModel {
   windows: ReadWindow[];
 }
 
+/** Seed and history of a demo shop a person connects (CLI or application): a small shop with a quarter of history. */
+const CONNECTED_SHOP_SEED = 20_240_601;
+const CONNECTED_SHOP_HISTORY = { orders: 300, days: 90 } as const;
+
 const MODEL_CACHE_SIZE = 32;
 const YIELD_EVERY = 1000;
 /** Windows with more orders than this are streamed instead of kept (a big shop's first read after a long pause). */
@@ -110,8 +120,9 @@ function sanitizeMarkup(text: string): string {
 
 export class DemoPlatform implements ShopPlatformAdapter {
   readonly platform = 'demo';
-  // Every area; `products` reads nothing: the demo's catalogue is loaded with its history and never changes.
-  readonly areas = SYNC_AREAS;
+  // Every area (DEMO_CAPABILITIES); `products` reads nothing: the demo's catalogue is loaded with its history and never changes.
+  readonly capabilities = DEMO_CAPABILITIES;
+  readonly credentialFields = DEMO_CREDENTIAL_FIELDS;
   private readonly models = new Map<string, ShopModel>();
   private readonly clockSpeed: number;
   private readonly wallClock: () => Date;
@@ -121,6 +132,29 @@ export class DemoPlatform implements ShopPlatformAdapter {
     this.clockSpeed = options.clockSpeed ?? 1;
     this.wallClock = options.wallClock ?? (() => new Date());
     this.windowLimit = options.windowLimit ?? WINDOW_CACHE_LIMIT;
+  }
+
+  /** A demo shop exists for each code of the demo catalogue; the key is refused only when it says so (DEMO_REJECTED_KEY_PREFIX). */
+  async verifyConnection(request: ConnectionRequest): Promise<ConnectionCheck> {
+    const definition = SHOPS[request.shopCode];
+    if (!definition) {
+      return { ok: false, reason: 'invalid', message: `The demo platform has no shop \`${request.shopCode}\`; its shops are ${Object.keys(SHOPS).join(', ')}.` };
+    }
+    const apiKey = request.credentials.apiKey ?? '';
+    if (!apiKey || apiKey.startsWith(DEMO_REJECTED_KEY_PREFIX)) return { ok: false, reason: 'credentials_rejected', message: 'The demo shop refused the API key.' };
+    if (request.currency !== definition.currency) {
+      return { ok: false, reason: 'invalid', message: `The demo shop \`${request.shopCode}\` sells in ${definition.currency}, not ${request.currency}.` };
+    }
+    const historyEnd = new Date(Math.floor(this.wallClock().getTime() / 1000) * 1000).toISOString();
+    const settings: DemoShopSettings = { seed: shopSeed(CONNECTED_SHOP_SEED, request.accountCode, request.shopCode), ...CONNECTED_SHOP_HISTORY, historyEnd };
+    return { ok: true, settings: { ...settings } };
+  }
+
+  /** Demo shops have no real shoppers: what the service's tracking saw of them is simulated from the shop's seed. */
+  async simulateTrackedVisits(trx: Knex.Transaction, shop: PlatformShop, orders: PlatformOrder[]): Promise<void> {
+    if (typeof shop.settings.seed !== 'number') return;
+    await simulateDemoVisits(knexRunner(trx), { id: shop.id, code: shop.code, seed: shop.settings.seed },
+      orders.map((o) => ({ code: o.code, created_at: o.createdAt, coupon_code: o.couponCode ?? null })));
   }
 
   now(shop: PlatformShop): Date {

@@ -8,6 +8,8 @@
 import { WHOLE_UNIT_CURRENCIES, type ShopDefinition } from './catalogue.js';
 import { createRandom, type Random } from './random.js';
 import { DAY_MS, HOUR_MS, localDateUtc, localMidnightInstant } from './time.js';
+import type { VisitRow as GeneratedVisitRow, VisitDay as GeneratedVisitDay, OrderTracking as GeneratedOrderTracking, AdSpend as GeneratedAdSpend } from '../../records/types.js';
+export type { GeneratedVisitRow, GeneratedVisitDay, GeneratedOrderTracking, GeneratedAdSpend };
 
 /** A traffic source as web analytics reports it: its own channel label and the referrer host. */
 export interface TrafficSource {
@@ -45,48 +47,6 @@ export const TRAFFIC_SOURCES: TrafficSource[] = [
 const DEVICES: Array<[string, number]> = [['mobile', 0.62], ['desktop', 0.33], ['tablet', 0.05]];
 const LANDING_PAGES: Array<[string, number]> = [['/', 0.45], ['/category', 0.33], ['/product', 0.22]];
 const CONVERSION_RATE = 0.02;
-
-export interface GeneratedVisitRow {
-  channel: string;
-  source: string;
-  referrer: string | null;
-  device: string;
-  landingPage: string;
-  visits: number;
-}
-
-/** One local day of visits, reported the next morning. */
-export interface GeneratedVisitDay {
-  day: string;
-  reportedAt: Date;
-  rows: GeneratedVisitRow[];
-}
-
-export interface GeneratedOrderTracking {
-  orderCode: string;
-  channel: string;
-  source: string;
-  referrer: string | null;
-  device: string;
-  landingPage: string;
-  trackedAt: Date;
-}
-
-export interface GeneratedAdSpend {
-  platform: 'google_ads' | 'meta_ads';
-  campaign: string;
-  day: string;
-  currency: string;
-  spendMinor: number;
-  budgetMinor: number;
-  impressions: number;
-  clicks: number;
-  conversions: number;
-  conversionValueMinor: number;
-  /** EUR per unit of the currency on the day (D23). */
-  eurRate: number;
-  reportedAt: Date;
-}
 
 const isoDay = (localDate: number) => new Date(localDate).toISOString().slice(0, 10);
 

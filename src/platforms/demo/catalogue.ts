@@ -70,31 +70,8 @@ export interface CarrierDefinition {
 /** Currencies whose amounts the demo shops round to whole units (as real CZK and HUF shops do). */
 export const WHOLE_UNIT_CURRENCIES: ReadonlySet<Currency> = new Set(['CZK', 'HUF']);
 
-/** Order statuses of the demo platform, as a shop back-end would number them. */
-export const ORDER_STATUSES = {
-  new: { id: 1, name: 'New' },
-  processing: { id: 2, name: 'Processing' },
-  shipped: { id: 3, name: 'Shipped' },
-  delivered: { id: 4, name: 'Delivered' },
-  cancelled: { id: 5, name: 'Cancelled' },
-  returned: { id: 6, name: 'Returned' },
-} as const;
-
-/** Claim statuses of the demo platform; `closes` marks the statuses that close a claim. */
-export const CLAIM_STATUSES = {
-  new: { id: 1, name: 'New', closes: false },
-  awaitingGoods: { id: 2, name: 'Awaiting goods', closes: false },
-  goodsReceived: { id: 3, name: 'Goods received', closes: false },
-  inAssessment: { id: 4, name: 'In assessment', closes: false },
-  resolved: { id: 5, name: 'Resolved', closes: true },
-  rejected: { id: 6, name: 'Rejected', closes: true },
-} as const;
-
-/** Shipment status strings carried by shipments and tracking events. */
-export const SHIPMENT_STATUSES = [
-  'CREATED', 'HANDED_OVER', 'IN_TRANSIT', 'OUT_FOR_DELIVERY', 'DELIVERED', 'RETURNED', 'FAILED', 'CANCELLED',
-] as const;
-export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
+/** The demo numbers its statuses as the domain does (src/records). */
+export { CLAIM_STATUSES, ORDER_STATUSES, SHIPMENT_STATUSES, type ShipmentStatus } from '../../records/statuses.js';
 
 /** Every carrier the demo shops may connect. */
 export const CARRIERS: Record<string, CarrierDefinition> = {

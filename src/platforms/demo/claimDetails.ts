@@ -73,7 +73,7 @@ const BAD_COMMENTS = ['Took far too long.', 'I do not agree with the decision.',
 
 export function planClaimDetails(
   seed: number, shop: ShopDefinition,
-  order: { code: string; paymentKind: PaymentKind; customer: { country: CountryCode } },
+  order: { code: string; paymentKind: PaymentKind; customer: { country: string } },
   claim: { code: string; type: ClaimType; openedMs: number; resolution: 'refund' | 'repair' | 'rejected' },
 ): ClaimDetailsPlan {
   const rng = createRandom(seed, 'claim-details', shop.code, claim.code);
@@ -86,7 +86,7 @@ export function planClaimDetails(
     const paidOnline = order.paymentKind === 'card' || order.paymentKind === 'wallet';
     refundTo = rng.chance(0.08) ? 'coupon' : paidOnline ? 'original_payment' : 'bank_account';
   }
-  const bankAccount = refundTo === 'bank_account' ? demoIban(rng, order.customer.country) : null;
+  const bankAccount = refundTo === 'bank_account' ? demoIban(rng, order.customer.country as CountryCode) : null;
   let rating: ClaimDetailsPlan['rating'] = null;
   if (rng.chance(0.55)) {
     const score = claim.resolution === 'rejected' ? rng.weighted([1, 2, 3], [0.5, 0.3, 0.2]) : rng.weighted([3, 4, 5], [0.15, 0.35, 0.5]);

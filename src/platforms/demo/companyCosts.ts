@@ -6,17 +6,8 @@
 import { WHOLE_UNIT_CURRENCIES, type ShopDefinition } from './catalogue.js';
 import { createRandom } from './random.js';
 import { HOUR_MS, localDateUtc, localMidnightInstant } from './time.js';
-
-export interface GeneratedCompanyCost {
-  /** First day of the month, YYYY-MM-01. */
-  month: string;
-  category: string;
-  currency: string;
-  amountMinor: number;
-  /** EUR per unit of the currency when the cost was booked (D23). */
-  eurRate: number;
-  bookedAt: Date;
-}
+import type { CompanyCost as GeneratedCompanyCost } from '../../records/types.js';
+export type { GeneratedCompanyCost };
 
 /** Cost categories and their share of the monthly cost base. */
 const CATEGORIES: Array<[string, number]> = [

@@ -9,58 +9,10 @@ import type { CatalogueModel } from './generateCatalogue.js';
 import { createRandom } from './random.js';
 import { DAY_MS, HOUR_MS } from './time.js';
 import type { CatalogueRecord } from '../types.js';
-
-export const PRODUCT_TEXT_FIELDS = ['description', 'shortDescription', 'metaTitle', 'metaDescription'] as const;
-export const CATEGORY_TEXT_FIELDS = ['description', 'descriptionBottom', 'metaTitle', 'metaDescription'] as const;
-export type ProductTextField = (typeof PRODUCT_TEXT_FIELDS)[number];
-export type CategoryTextField = (typeof CATEGORY_TEXT_FIELDS)[number];
-export type AvailabilityReason = 'PLATFORMA' | 'BEZ_ROZSIRENIA' | 'PROSTREDIE';
-
-/** What the shop's platform lets the service do with content (SPEC: `manageable`, `reason`; writable text fields). */
-export interface GeneratedContentCapabilities {
-  productFields: ProductTextField[];
-  categoryFields: CategoryTextField[];
-  availabilityManageable: boolean;
-  availabilityReason: AvailabilityReason | null;
-}
-
-export interface GeneratedAvailability {
-  id: string;
-  name: string;
-  description: string | null;
-  onStockHours: number | null;
-  deliveryHours: number | null;
-  meaning: 'in_stock' | 'backorder' | 'preorder' | 'out_of_stock';
-  color: string;
-  system: boolean;
-  defaultRoles: string[];
-  pairingRows: number;
-  position: number;
-}
-
-export interface GeneratedProductTexts {
-  code: string;
-  availabilityId: string;
-  texts: Record<ProductTextField, string | null>;
-  updatedAt: Date;
-}
-
-export interface GeneratedCategoryTexts {
-  guid: string;
-  texts: Record<CategoryTextField, string | null>;
-  updatedAt: Date;
-}
-
-export interface GeneratedArticle {
-  id: string;
-  kind: 'article' | 'page';
-  title: string;
-  text: string;
-  url: string;
-  previewImageUrl: string | null;
-  publishedAt: Date;
-  updatedAt: Date;
-}
+import type { ProductTextField, CategoryTextField, AvailabilityReason, ContentCapabilities as GeneratedContentCapabilities, Availability as GeneratedAvailability, ProductTexts as GeneratedProductTexts, CategoryTexts as GeneratedCategoryTexts, Article as GeneratedArticle } from '../../records/types.js';
+import { PRODUCT_TEXT_FIELDS, CATEGORY_TEXT_FIELDS } from '../../records/types.js';
+export type { ProductTextField, CategoryTextField, AvailabilityReason, GeneratedContentCapabilities, GeneratedAvailability, GeneratedProductTexts, GeneratedCategoryTexts, GeneratedArticle };
+export { PRODUCT_TEXT_FIELDS, CATEGORY_TEXT_FIELDS };
 
 /**
  * Platforms differ (D20): the four demo shops between them show a manageable dictionary and all three reasons why not.

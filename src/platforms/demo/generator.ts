@@ -1,5 +1,5 @@
 /** The demo platform's data generator (D20): pure, seeded and streamable, so a million orders never sit in memory at once. */
-import { CARRIERS, PEOPLE, type ShopDefinition } from './catalogue.js';
+import { CARRIERS, PEOPLE, type CountryCode, type ShopDefinition } from './catalogue.js';
 import { customerAt, customerEmailHash, emailAsTyped } from './customers.js';
 import { buildCatalogueModel, costAt, type CatalogueModel } from './generateCatalogue.js';
 import { roundForCurrency, withoutVat } from './money.js';
@@ -248,7 +248,7 @@ function buildOrderPlan(ctx: OrderContext, createdMs: number, eurRate: number, c
       const cancelLabel = attempt === 0 && rng.chance(0.02);
       const shipment = planShipment({
         rng, carrier, trackingNumber: ctx.tracking.next(carrier), createdAtMs: Math.round(shipMs),
-        country: customer.country, timeZone: shop.timeZone, depots, destinationCity: customer.city, cancel: cancelLabel,
+        country: customer.country as CountryCode, timeZone: shop.timeZone, depots, destinationCity: customer.city, cancel: cancelLabel,
       });
       shipments.push(shipment);
       if (!cancelLabel || !rng.chance(0.8)) break;

@@ -3,7 +3,8 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from '../../db/knex.js';
 import { shopDefinition, type ShopDefinition } from './catalogue.js';
 import { SYNC_AREAS } from '../types.js';
-import { defaultClaimsSettings, ensureClaimsSettings } from '../../claims/settings.js';
+import { ensureClaimsSettings } from '../../claims/settings.js';
+import { defaultClaimsSettings } from './seeders/claimsSettings.js';
 import { bookCouponsAt } from './couponMirror.js';
 import {
   couponRow, claimRow, documentRow, movementRow, orderItemRows, orderRow, rowValues, searchConsolePropertyRow, searchConsoleRunRow, shipmentRow,
@@ -31,11 +32,11 @@ import { searchConsoleDayRows } from '../../sync/apply/searchConsoleRows.js';
 import { StockModel } from './stock.js';
 import { claimAt, orderAt, stockChangeTimes, type OrderPlan } from './timeline.js';
 import type { GeneratedCatalogue } from './types.js';
-import { settleShopAffiliate } from '../../affiliate/attribution.js';
-import { seedDemoAffiliateShop } from '../../affiliate/demoProgramme.js';
+import { settlePayouts, settleShopAffiliate } from '../../affiliate/attribution.js';
+import { seedDemoAffiliateShop } from './seeders/affiliateProgramme.js';
 import { pgRunner } from '../../affiliate/sql.js';
-import { seedDemoSuppliers } from '../../suppliers/demoSuppliers.js';
-import { seedDemoChatbot } from '../../chatbot/demoChatbot.js';
+import { seedDemoSuppliers } from './seeders/suppliers.js';
+import { seedDemoChatbot } from './seeders/chatbot.js';
 
 export { DEMO_SIZES, DEMO_ACCOUNTS, BENCH_ACCOUNT, demoAccountSpec, type DemoAccountSpec } from './plan.js';
 
@@ -434,6 +435,8 @@ export async function loadShopData(db: Db, input: LoadShopInput): Promise<ShopDa
     });
     await conn.query('analyze affiliate_conversions');
     await settleShopAffiliate(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
+    // The loaded history's months were paid out as if a person had run them (live months wait for a person).
+    await settlePayouts(affiliate, { id: shopId, accountId: input.accountId }, new Date(endMs));
     await seedDemoSuppliers(affiliate, { accountId: input.accountId, accountCode: found.rows[0].account_code, seed: input.seed, shopId, shop, shopSeed: seed, historyEndMs: endMs });
     // Rollups of the loaded history, in the same transaction as its rows.
     const run = async (text: string, values: unknown[]) => (await conn.query(text, values)).rows;

@@ -9,24 +9,8 @@ import type { GeneratedCatalogue } from './types.js';
 import { createRandom } from './random.js';
 import { DAY_MS } from './time.js';
 import type { GeneratedSearchConsoleRun } from './types.js';
-
-export interface GeneratedSearchConsoleRow {
-  query: string;
-  page: string;
-  /** ISO 3166-1 alpha-3, lower case, as Search Console reports it. */
-  country: string;
-  device: 'desktop' | 'mobile' | 'tablet';
-  clicks: number;
-  impressions: number;
-  /** Average position, 2 decimals. */
-  position: number;
-}
-
-export interface GeneratedSearchConsoleDay {
-  day: string;
-  dataState: 'fresh' | 'final';
-  rows: GeneratedSearchConsoleRow[];
-}
+import type { SearchConsoleRow as GeneratedSearchConsoleRow, SearchConsoleDay as GeneratedSearchConsoleDay } from '../../records/types.js';
+export type { GeneratedSearchConsoleRow, GeneratedSearchConsoleDay };
 
 const ALPHA3: Record<string, string> = { SK: 'svk', CZ: 'cze', HU: 'hun', PL: 'pol', AT: 'aut', DE: 'deu', UA: 'ukr' };
 const DEVICES: Array<['desktop' | 'mobile' | 'tablet', number]> = [['mobile', 0.6], ['desktop', 0.35], ['tablet', 0.05]];

@@ -6,11 +6,12 @@
  */
 import { AppError } from '../../errors.js';
 import type {
-  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ContentTexts, CouponInput, PlatformCouponState, PlatformShop,
+  AreaRecords, AvailabilityEntry, ChangeBatch, ChangeRequest, ConnectionCheck, ConnectionRequest, ContentTexts, CouponInput, PlatformCouponState, PlatformCredentials, PlatformShop,
   ShopPlatformAdapter, SyncArea,
 } from '../types.js';
 import { MedusaAdminClient } from './client.js';
-import { medusaSettings, type MedusaCredentials, type MedusaShopSettings } from './connection.js';
+import { MEDUSA_PLATFORM_CAPABILITIES } from './capabilities.js';
+import { MEDUSA_CREDENTIAL_FIELDS, medusaSettings, verifyMedusaRequest, type MedusaShopSettings } from './connection.js';
 import {
   MEDUSA_CAPABILITIES, METADATA_KEYS, ORDER_FIELDS, paidAt, productTexts, toCategory, toCoupon, toOrder, toProducts, toProductTexts,
   toShipments, toStockItem, type MedusaCategory, type MedusaInventoryItem, type MedusaOrder, type MedusaProduct, type MedusaPromotion,
@@ -18,8 +19,11 @@ import {
 } from './records.js';
 
 export interface MedusaPlatformOptions {
-  /** The shop's credentials (decrypted on use, never cached across shops); null when the shop has none stored. */
-  credentials: (shop: PlatformShop) => Promise<MedusaCredentials | null>;
+  /**
+   * The shop's stored credentials when the caller did not fill `PlatformShop.credentials` (the sync fills them; this
+   * serves the writes' callers). Decrypted on use, never cached across shops; null when the shop has none.
+   */
+  credentials?: (shop: PlatformShop) => Promise<PlatformCredentials | null>;
   /** The real clock; tests fix it. */
   wallClock?: () => Date;
 }
@@ -32,8 +36,8 @@ type Read<A extends SyncArea> = AsyncIterable<AreaRecords[A]>;
 
 export class MedusaPlatform implements ShopPlatformAdapter {
   readonly platform = 'medusa';
-  /** Medusa issues no accounting documents, keeps no claims, search console, costs or analytics: those areas are absent. */
-  readonly areas: readonly SyncArea[] = ['products', 'orders', 'shipments', 'stock', 'catalogue', 'coupons'];
+  readonly capabilities = MEDUSA_PLATFORM_CAPABILITIES;
+  readonly credentialFields = MEDUSA_CREDENTIAL_FIELDS;
   private readonly wallClock: () => Date;
 
   constructor(private readonly options: MedusaPlatformOptions) {
@@ -45,10 +49,15 @@ export class MedusaPlatform implements ShopPlatformAdapter {
     return this.wallClock();
   }
 
+  /** Checks the URL, key, sales channel and stock locations against the Medusa (verifyMedusaConnection); settings from them. */
+  verifyConnection(request: ConnectionRequest): Promise<ConnectionCheck> {
+    return verifyMedusaRequest(request);
+  }
+
   private async client(shop: PlatformShop): Promise<{ client: MedusaAdminClient; settings: MedusaShopSettings }> {
     const settings = medusaSettings(shop);
-    const credentials = await this.options.credentials(shop);
-    if (!credentials) throw new Error(`Medusa shop ${shop.accountCode}/${shop.code} has no stored credentials`);
+    const credentials = shop.credentials ?? (await this.options.credentials?.(shop)) ?? null;
+    if (!credentials?.apiKey) throw new Error(`Medusa shop ${shop.accountCode}/${shop.code} has no stored credentials`);
     return { client: new MedusaAdminClient({ url: settings.url, apiKey: credentials.apiKey }), settings };
   }
 

@@ -1,12 +1,14 @@
 /**
- * How a Medusa shop is connected: its settings (which Medusa, which sales channel and stock locations), its
- * credentials (the secret API key and the forwarder's signing secret, encrypted with SECRETS_KEY as webhook secrets
- * are, never returned), the test connection made before anything is saved, and the address its forwarder posts to.
+ * How a Medusa shop is connected: its credentials (the port's connect flow stores them in shop_credentials, encrypted
+ * with SECRETS_KEY, never returned; the secret API key and the forwarder's signing secret among them), the settings
+ * the test connection makes of them (which Medusa, which sales channel and stock locations), and the address its
+ * forwarder posts to.
  */
 import crypto from 'node:crypto';
 import type { Db } from '../../db/knex.js';
-import { decryptSecret, encryptSecret, type SecretKeys } from '../../webhooks/secrets.js';
-import type { PlatformShop } from '../types.js';
+import type { ConnectionCheck, ConnectionRequest, CredentialField, PlatformShop } from '../types.js';
+import type { PlatformRegistry } from '../registry.js';
+import { connectShop } from '../../setup/setup.js';
 import { MedusaAdminClient, MedusaError } from './client.js';
 
 /** Non-secret connection settings (shop_platform_settings.settings of a `medusa` shop). */
@@ -23,11 +25,19 @@ export interface MedusaShopSettings {
   currency: string;
 }
 
-export interface MedusaCredentials {
-  apiKey: string;
-  /** The secret the shop's forwarder signs with (STORE_OPS_FORWARD_SECRET). */
-  forwardSecret: string;
-}
+/**
+ * The credentials a Medusa shop is connected with (`shops connect --platform medusa --credential name=value …`), stored
+ * as every platform's are (shop_credentials, encrypted with SECRETS_KEY, never returned). Only `apiKey` and
+ * `forwardSecret` are secret; the others are where to read, and the test connection turns them into the shop's settings.
+ */
+export const MEDUSA_CREDENTIAL_FIELDS: readonly CredentialField[] = [
+  { name: 'url', label: 'Base URL of the Medusa server', secret: false },
+  { name: 'apiKey', label: 'Secret API key (sk_…)', secret: true },
+  { name: 'salesChannelId', label: 'Sales channel id (the shop)', secret: false },
+  { name: 'stockLocationIds', label: 'Stock location ids, comma-separated', secret: false },
+  { name: 'eurRates', label: 'EUR per unit of other order currencies, e.g. CZK=0.04,HUF=0.0025', secret: false, optional: true },
+  { name: 'forwardSecret', label: 'Secret the Medusa forwarder signs events with (STORE_OPS_FORWARD_SECRET)', secret: true, optional: true },
+];
 
 /** The shop's settings, checked: a shop saved without them cannot be synced and says so. */
 export function medusaSettings(shop: PlatformShop): MedusaShopSettings {
@@ -41,30 +51,10 @@ export function medusaSettings(shop: PlatformShop): MedusaShopSettings {
   };
 }
 
-// Additional data binds each ciphertext to its shop and purpose (a copied value does not decrypt elsewhere).
-const apiKeyContext = (shopId: string) => `medusa_shop:${shopId}:api_key`;
-const forwardSecretContext = (shopId: string) => `medusa_shop:${shopId}:forward_secret`;
-
-export async function saveMedusaCredentials(db: Db, key: Buffer, shopId: string, credentials: MedusaCredentials): Promise<void> {
-  await db('medusa_shop_credentials').insert({
-    shop_id: shopId,
-    api_key_encrypted: encryptSecret(key, apiKeyContext(shopId), credentials.apiKey),
-    forward_secret_encrypted: encryptSecret(key, forwardSecretContext(shopId), credentials.forwardSecret),
-  }).onConflict('shop_id').merge(['api_key_encrypted', 'forward_secret_encrypted']);
-}
-
-/** The shop's credentials, or null when none are stored. */
-export async function loadMedusaCredentials(db: Db, keys: SecretKeys, shopId: string): Promise<MedusaCredentials | null> {
-  const row = await db('medusa_shop_credentials').where({ shop_id: shopId }).first('api_key_encrypted', 'forward_secret_encrypted');
-  if (!row) return null;
-  return {
-    apiKey: decryptSecret(keys, apiKeyContext(shopId), row.api_key_encrypted),
-    forwardSecret: decryptSecret(keys, forwardSecretContext(shopId), row.forward_secret_encrypted),
-  };
-}
+type Refusal = { reason: 'credentials_rejected' | 'unreachable' | 'invalid'; message: string };
 
 /** Why a test connection failed, in words a person can act on; null when it succeeded. */
-export async function verifyMedusaConnection(settings: Pick<MedusaShopSettings, 'url' | 'salesChannelId' | 'stockLocationIds'>, apiKey: string): Promise<string | null> {
+async function checkMedusa(settings: Pick<MedusaShopSettings, 'url' | 'salesChannelId' | 'stockLocationIds'>, apiKey: string): Promise<Refusal | null> {
   const client = new MedusaAdminClient({ url: settings.url, apiKey });
   try {
     await client.get(`/admin/sales-channels/${encodeURIComponent(settings.salesChannelId)}`);
@@ -72,11 +62,47 @@ export async function verifyMedusaConnection(settings: Pick<MedusaShopSettings, 
     return null;
   } catch (error) {
     if (!(error instanceof MedusaError)) throw error;
-    if (error.status === 0) return `Medusa at ${settings.url} cannot be reached`;
-    if (error.status === 401 || error.status === 403) return 'Medusa refused the API key (a secret API key, sk_…, is needed)';
-    if (error.status === 404) return `Medusa has no ${error.path.includes('stock-locations') ? 'stock location' : 'sales channel'} ${error.path.split('/').pop()}`;
-    return error.message;
+    if (error.status === 0) return { reason: 'unreachable', message: `Medusa at ${settings.url} cannot be reached.` };
+    if (error.status === 401 || error.status === 403) return { reason: 'credentials_rejected', message: 'Medusa refused the API key (a secret API key, sk_…, is needed).' };
+    if (error.status === 404) return { reason: 'invalid', message: `Medusa has no ${error.path.includes('stock-locations') ? 'stock location' : 'sales channel'} ${error.path.split('/').pop()}.` };
+    return { reason: 'invalid', message: error.message };
   }
+}
+
+/** Why a test connection failed, in words a person can act on; null when it succeeded. */
+export async function verifyMedusaConnection(settings: Pick<MedusaShopSettings, 'url' | 'salesChannelId' | 'stockLocationIds'>, apiKey: string): Promise<string | null> {
+  return (await checkMedusa(settings, apiKey))?.message ?? null;
+}
+
+/** `CZK=0.04,HUF=0.0025` as rates; null when a pair is not CUR=positive number. */
+export function parseEurRates(text: string | undefined): Record<string, number> | null {
+  const rates: Record<string, number> = {};
+  for (const pair of (text ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z]{3})=(\d+(?:\.\d+)?)$/.exec(pair);
+    if (!m || !(Number(m[2]) > 0)) return null;
+    rates[m[1].toUpperCase()] = Number(m[2]);
+  }
+  return rates;
+}
+
+/** The port's test connection (ConnectionRequest → the shop's settings): the credentials' non-secret fields, checked against Medusa. */
+export async function verifyMedusaRequest(request: ConnectionRequest): Promise<ConnectionCheck> {
+  const c = request.credentials;
+  let url: URL;
+  try {
+    url = new URL(c.url ?? '');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    return { ok: false, reason: 'invalid', message: `\`url\` must be the Medusa server's http(s) address, not \`${c.url ?? ''}\`.` };
+  }
+  const stockLocationIds = (c.stockLocationIds ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+  if (!stockLocationIds.length) return { ok: false, reason: 'invalid', message: '`stockLocationIds` must name at least one stock location.' };
+  const eurRates = parseEurRates(c.eurRates);
+  if (!eurRates) return { ok: false, reason: 'invalid', message: `\`eurRates\` must be CUR=RATE pairs such as CZK=0.04, not \`${c.eurRates}\`.` };
+  const settings = { url: c.url.replace(/\/+$/, ''), salesChannelId: c.salesChannelId, stockLocationIds };
+  const refusal = await checkMedusa(settings, c.apiKey);
+  if (refusal) return { ok: false, ...refusal };
+  return { ok: true, settings: { ...settings, eurRates, currency: request.currency.toUpperCase() } };
 }
 
 /** A fresh forwarding secret for a shop's Medusa forwarder. */
@@ -104,29 +130,21 @@ export interface ConnectMedusaShop {
   forwardSecret?: string;
 }
 
-/** Why a shop was not connected (nothing was saved). */
-export class MedusaConnectionRefused extends Error {}
-
 /**
- * Connects a Medusa shop: a test connection with the key first (a refusal saves nothing), then the shop, its settings
- * and its encrypted credentials in one transaction. Returns the forwarder's path and secret (shown once).
+ * `medusa connect`: a thin wrapper over the platforms' connect (src/setup/setup.ts connectShop, as `shops connect
+ * --platform medusa`) that makes the forwarder's secret when none is given and returns where the forwarder posts.
+ * A refused test connection throws PLATFORM_CONNECTION_REFUSED and saves nothing.
  */
-export async function connectMedusaShop(db: Db, key: Buffer, input: ConnectMedusaShop): Promise<{ shopId: string; forwardPath: string; forwardSecret: string }> {
-  const problem = await verifyMedusaConnection(input.settings, input.apiKey);
-  if (problem) throw new MedusaConnectionRefused(problem);
+export async function connectMedusaShop(db: Db, platforms: PlatformRegistry, key: Buffer, input: ConnectMedusaShop): Promise<{ shopId: string; forwardPath: string; forwardSecret: string }> {
   const forwardSecret = input.forwardSecret ?? generateForwardSecret();
-  const shopId = await db.transaction(async (trx) => {
-    const account = await trx('accounts').where({ code: input.accountCode }).first('id');
-    if (!account) throw new MedusaConnectionRefused(`No account ${input.accountCode}`);
-    const [shop] = await trx('shops').insert({
-      account_id: account.id, code: input.shopCode, name: input.name, platform: 'medusa', currency: input.currency.toUpperCase(),
-      country: input.country.toUpperCase(), language: input.language, time_zone: input.timeZone, base_url: input.settings.url,
-    }).returning('id');
-    const id = String(shop.id);
-    const settings = { ...input.settings, eurRates: input.settings.eurRates ?? {}, currency: input.currency.toUpperCase() };
-    await trx('shop_platform_settings').insert({ shop_id: id, platform: 'medusa', settings: JSON.stringify(settings) });
-    await saveMedusaCredentials(trx as unknown as Db, key, id, { apiKey: input.apiKey, forwardSecret });
-    return id;
+  const rates = Object.entries(input.settings.eurRates ?? {}).map(([currency, rate]) => `${currency}=${rate}`).join(',');
+  const shop = await connectShop(db, platforms, key, {
+    accountCode: input.accountCode, platform: 'medusa', code: input.shopCode, name: input.name, currency: input.currency.toUpperCase(),
+    timeZone: input.timeZone, country: input.country.toUpperCase(), language: input.language, baseUrl: input.settings.url,
+    credentials: {
+      url: input.settings.url, apiKey: input.apiKey, salesChannelId: input.settings.salesChannelId,
+      stockLocationIds: input.settings.stockLocationIds.join(','), ...(rates ? { eurRates: rates } : {}), forwardSecret,
+    },
   });
-  return { shopId, forwardPath: forwardPath(input.accountCode, input.shopCode), forwardSecret };
+  return { shopId: shop.id, forwardPath: forwardPath(input.accountCode, input.shopCode), forwardSecret };
 }

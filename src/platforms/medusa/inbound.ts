@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/knex.js';
 import type { SecretKeys } from '../../webhooks/secrets.js';
-import { loadMedusaCredentials } from './connection.js';
+import { loadShopCredentials } from '../../setup/credentials.js';
 
 export const SIGNATURE_TOLERANCE_S = 300;
 
@@ -46,8 +46,9 @@ export async function receiveForwardedEvent(
   const shop = await db('shops as s').join('accounts as a', 'a.id', 's.account_id')
     .where({ 'a.code': request.accountCode, 's.code': request.shopCode, 's.platform': 'medusa' }).whereNull('s.removed_at')
     .first('s.id');
-  const credentials = shop ? await loadMedusaCredentials(db, keys, String(shop.id)) : null;
-  if (!shop || !credentials) return { accepted: false, status: 404, reason: 'unknown_shop' };
+  const credentials = shop ? await loadShopCredentials(db, keys, String(shop.id)) : null;
+  // A shop connected without a forwarder secret takes no forwarded events (its sync still polls on its schedule).
+  if (!shop || !credentials?.forwardSecret) return { accepted: false, status: 404, reason: 'unknown_shop' };
   const verdict = verifyForwarderSignature(credentials.forwardSecret, request.timestamp, request.signature, request.body, request.now.getTime() / 1000);
   if (verdict !== 'ok') return { accepted: false, status: 401, reason: verdict };
   let parsed: z.infer<typeof forwardedEventSchema>;

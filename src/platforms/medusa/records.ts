@@ -1,11 +1,6 @@
-/**
- * Medusa's Admin API resources mapped to the port's records. The one file of the adapter that uses demo-owned names
- * (order status numbers, currency and country codes, shipment statuses): when they move to the domain layer, only
- * these imports change.
- */
+/** Medusa's Admin API resources mapped to the port's records (the domain's, src/records). */
 import crypto from 'node:crypto';
-import { ORDER_STATUSES, type CountryCode, type Currency, type ShipmentStatus } from '../demo/catalogue.js';
-import type { GeneratedTrackingEvent, StatusChange } from '../demo/types.js';
+import { ORDER_STATUSES, type CountryCode, type Currency, type ShipmentStatus, type StatusChange, type TrackingEvent } from '../../records/index.js';
 import type {
   ContentTexts, PlatformCategory, PlatformContentCapabilities, PlatformCoupon, PlatformOrder, PlatformProduct, PlatformProductTexts,
   PlatformShipment, PlatformStockItem,
@@ -150,7 +145,7 @@ export function toOrder(o: MedusaOrder, eurRates: Record<string, number>): Platf
 export function toShipments(o: MedusaOrder): PlatformShipment[] {
   const country = upper<CountryCode>(o.shipping_address?.country_code, 'XX');
   return (o.fulfillments ?? []).map((f) => {
-    const events: GeneratedTrackingEvent[] = [{ occurredAt: date(f.created_at), status: 'CREATED', description: 'Fulfilment created', location: null, isDelivery: false }];
+    const events: TrackingEvent[] = [{ occurredAt: date(f.created_at), status: 'CREATED', description: 'Fulfilment created', location: null, isDelivery: false }];
     if (f.shipped_at) events.push({ occurredAt: date(f.shipped_at), status: 'HANDED_OVER', description: 'Shipped', location: null, isDelivery: false });
     if (f.delivered_at) events.push({ occurredAt: date(f.delivered_at), status: 'DELIVERED', description: 'Delivered', location: null, isDelivery: true });
     if (f.canceled_at) events.push({ occurredAt: date(f.canceled_at), status: 'CANCELLED', description: 'Fulfilment cancelled', location: null, isDelivery: false });

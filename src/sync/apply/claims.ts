@@ -1,7 +1,7 @@
 /** Claims (withdrawals and complaints) with their return shipment: created, each status change, and closing. */
 import type { Knex } from 'knex';
 import { refreshCreditNotesOfOrders } from '../../rollups/products.js';
-import { CLAIM_STATUSES } from '../../platforms/demo/catalogue.js';
+import { CLAIM_STATUSES } from '../../records/statuses.js';
 import type { PlatformClaim } from '../../platforms/types.js';
 import type { EventSink } from '../events.js';
 import { claimRow } from '../rows.js';

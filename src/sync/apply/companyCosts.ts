@@ -1,7 +1,7 @@
 /** Company costs: one row per (shop, month, category); a re-read month replaces its amount and rate. */
 import type { Knex } from 'knex';
 import type { AreaRecords, PlatformCompanyCost } from '../../platforms/types.js';
-import { formatMinor } from '../../platforms/demo/money.js';
+import { formatMinor } from '../../records/money.js';
 import type { Row } from '../rows.js';
 import type { SyncShop } from '../shops.js';
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AreaRecords } from '../../platforms/types.js';
-import type { GeneratedSearchConsoleDay } from '../../platforms/demo/searchConsoleRows.js';
+import type { SearchConsoleDay } from '../../records/types.js';
 import type { Row } from '../rows.js';
 import type { SyncShop } from '../shops.js';
 
@@ -15,7 +15,7 @@ export function searchConsoleContentHash(day: string, r: { query: string; page: 
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-export function searchConsoleDayRows(shopId: string, d: GeneratedSearchConsoleDay): Row[] {
+export function searchConsoleDayRows(shopId: string, d: SearchConsoleDay): Row[] {
   return d.rows.map((r) => ({
     shop_id: shopId, day: d.day, query: r.query, page: r.page, country: r.country, device: r.device, clicks: r.clicks, impressions: r.impressions,
     position: r.position.toFixed(2), data_state: d.dataState, content_hash: searchConsoleContentHash(d.day, r, d.dataState),

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { PlatformShipment } from '../../platforms/types.js';
-import type { GeneratedTrackingEvent } from '../../platforms/demo/types.js';
+import type { TrackingEvent } from '../../records/types.js';
 import type { EventSink } from '../events.js';
 import { knexRunner } from '../../rollups/orders.js';
 import { refreshShipmentRollups } from '../../rollups/shipping.js';
@@ -24,7 +24,7 @@ interface StoredShipment {
 
 const key = (carrier: string, tracking: string) => `${carrier}|${tracking}`;
 
-function transitionEvents(sink: EventSink, shipmentId: string, s: PlatformShipment, previous: string, events: GeneratedTrackingEvent[]): void {
+function transitionEvents(sink: EventSink, shipmentId: string, s: PlatformShipment, previous: string, events: TrackingEvent[]): void {
   let before = previous;
   for (const e of events) {
     if (e.status === before) continue;

@@ -5,8 +5,8 @@
  */
 import type { Knex } from 'knex';
 import type { AreaRecords, PlatformWebAnalytics } from '../../platforms/types.js';
-import type { GeneratedAdSpend, GeneratedOrderTracking, GeneratedVisitDay } from '../../platforms/demo/analytics.js';
-import { formatMinor } from '../../platforms/demo/money.js';
+import type { AdSpend, OrderTracking, VisitDay } from '../../records/types.js';
+import { formatMinor } from '../../records/money.js';
 import { classifyTraffic } from '../../analytics/channels.js';
 import { refreshChannelDays } from '../../rollups/channels.js';
 import { knexRunner } from '../../rollups/orders.js';
@@ -14,7 +14,7 @@ import type { Row } from '../rows.js';
 import type { SyncShop } from '../shops.js';
 
 /** The rows of one reported day, classified; rows that classify alike are merged. */
-export function visitRows(shopId: string, day: GeneratedVisitDay): Row[] {
+export function visitRows(shopId: string, day: VisitDay): Row[] {
   const merged = new Map<string, Row>();
   for (const r of day.rows) {
     const { channel, source } = classifyTraffic(r.channel, r.source, r.referrer);
@@ -26,12 +26,12 @@ export function visitRows(shopId: string, day: GeneratedVisitDay): Row[] {
   return [...merged.values()];
 }
 
-export function trackingRow(shopId: string, t: GeneratedOrderTracking): Row {
+export function trackingRow(shopId: string, t: OrderTracking): Row {
   const { channel, source } = classifyTraffic(t.channel, t.source, t.referrer);
   return { shop_id: shopId, order_code: t.orderCode, channel, source, device: t.device, landing_page: t.landingPage, tracked_at: t.trackedAt };
 }
 
-export function adSpendRow(shopId: string, a: GeneratedAdSpend): Row {
+export function adSpendRow(shopId: string, a: AdSpend): Row {
   return {
     shop_id: shopId, platform: a.platform, campaign: a.campaign, day: a.day, currency: a.currency, spend: formatMinor(a.spendMinor),
     budget: formatMinor(a.budgetMinor), impressions: a.impressions, clicks: a.clicks, conversions: a.conversions,
@@ -61,7 +61,7 @@ export async function applyWebAnalytics(trx: Knex.Transaction, shop: SyncShop, r
     }
   }
   if (tracked.length) {
-    const rows = tracked.map((r) => trackingRow(shop.id, (r as { tracking: GeneratedOrderTracking }).tracking));
+    const rows = tracked.map((r) => trackingRow(shop.id, (r as { tracking: OrderTracking }).tracking));
     await trx('order_tracking').insert(rows).onConflict(['shop_id', 'order_code']).merge();
     const orderDays = await trx.raw(`
       select distinct ((o.created_at at time zone s.time_zone)::date)::text as day

@@ -1,7 +1,7 @@
 /** Loads the demo data through its Temporal workflow (visible in the Temporal UI as `demo-data-load-demo`). */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Db } from './db/knex.js';
-import { TASK_QUEUE, workflowIds } from './temporal/constants.js';
+import type { Db } from '../../db/knex.js';
+import { TASK_QUEUE, workflowIds } from '../../temporal/constants.js';
 
 /** True when the database has no account yet: only then is demo data loaded. */
 export async function databaseIsEmpty(db: Db): Promise<boolean> {

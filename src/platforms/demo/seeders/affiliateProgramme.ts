@@ -4,13 +4,13 @@
  * campaigns, the partners' discount codes, code requests, and tracked clicks. Shoppers' visits are simulated by the
  * service's own tracking (clicks and the thank-you page beacon); conversions are then attributed from the real orders.
  */
-import type { ShopDefinition } from '../platforms/demo/catalogue.js';
-import { PEOPLE } from '../platforms/demo/cataloguePeople.js';
-import { PARTNER_HANDLES } from '../platforms/demo/coupons.js';
-import { createRandom } from '../platforms/demo/random.js';
-import type { GeneratedCoupon } from '../platforms/demo/types.js';
-import type { SqlRunner } from './sql.js';
-import { ensureDemoContent, seedDemoSignatures } from './demoContent.js';
+import type { ShopDefinition } from '../catalogue.js';
+import { PEOPLE } from '../cataloguePeople.js';
+import { PARTNER_HANDLES } from '../coupons.js';
+import { createRandom } from '../random.js';
+import type { GeneratedCoupon } from '../types.js';
+import type { SqlRunner } from '../../../affiliate/sql.js';
+import { ensureDemoContent, seedDemoSignatures } from './affiliateContent.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

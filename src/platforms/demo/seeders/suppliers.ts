@@ -3,9 +3,9 @@
  * their offers for the shop's real catalogue products (a few offers name codes the catalogue no longer has, so they stay
  * unmatched). Seeded at demo load on the shop's transaction from new random streams (`supplier-*`).
  */
-import type { ShopDefinition } from '../platforms/demo/catalogue.js';
-import { createRandom } from '../platforms/demo/random.js';
-import type { SqlRunner } from '../affiliate/sql.js';
+import type { ShopDefinition } from '../catalogue.js';
+import { createRandom } from '../random.js';
+import type { SqlRunner } from '../../../affiliate/sql.js';
 
 /** EUR per unit of each supplier currency (fixed demo rates, as the shops' own). */
 const EUR_RATE: Record<string, number> = { EUR: 1, CZK: 0.0405, HUF: 0.00252, PLN: 0.232, USD: 0.92 };

@@ -3,9 +3,10 @@
  * the daily bubble funnel, and conversations about the shop's real products, categories and orders, with the sources of
  * each bot answer, an outcome (once outcome measurement started) and sometimes a rating.
  */
-import type { ShopDefinition } from '../platforms/demo/catalogue.js';
-import { createRandom, type Random } from '../platforms/demo/random.js';
-import type { SqlRunner } from '../affiliate/sql.js';
+import type { ShopDefinition } from '../catalogue.js';
+import { createRandom, type Random } from '../random.js';
+import type { SqlRunner } from '../../../affiliate/sql.js';
+import { CHATBOT_TOPICS, type ChatbotTopic } from '../../../chatbot/topics.js';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -13,10 +14,6 @@ const MINUTE_MS = 60_000;
 const INSTALLED_DAYS_BEFORE_END = 120;
 const MEASURED_AFTER_DAYS = 30;
 const UNMEASURED_SHOPS = new Set(['pl']);
-
-export const CHATBOT_TOPICS = ['product_question', 'shipping', 'returns', 'order_status', 'payment', 'discounts', 'stock_availability'] as const;
-export type ChatbotTopic = (typeof CHATBOT_TOPICS)[number];
-export const START_PAGE_TYPES = ['home', 'product', 'category', 'cart', 'checkout', 'help', 'other'] as const;
 
 interface Source { type: 'product' | 'category' | 'help_article' | 'order' | 'policy'; ref: string; title: string; url: string }
 

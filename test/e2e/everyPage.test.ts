@@ -1,0 +1,96 @@
+/**
+ * Every page of the application, as an owner sees it, in headless Chromium on a 390 px wide phone and on a desktop:
+ * nothing is wider than the viewport (the document's scrollWidth), and axe (@axe-core/playwright) finds no serious or
+ * critical accessibility violation. Lists with and without rows are both visited (empty states and filled tables).
+ */
+import anyTest, { type TestFn } from 'ava';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { TestServer } from '../helpers/server.js';
+
+interface Context {
+  database: TestDatabase;
+  server: TestServer;
+  browser: Browser;
+}
+
+const test = anyTest as TestFn<Context>;
+
+/** The pages a signed-in owner can open from the navigation, and the pages behind them that need no prepared data. */
+export const APPLICATION_PAGES = [
+  '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/content', '/app/content?market=sk&entity=product&id=NOPE',
+  '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
+  '/app/plan', '/app/account', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
+];
+
+test.before(async (t) => {
+  const database = await createTestDatabase();
+  Object.assign(t.context, { database, server: await startApplicationServer(database.db, testApplicationOptions()), browser: await connectBrowser() });
+});
+
+test.after.always(async (t) => {
+  await t.context.browser?.close();
+  await t.context.server?.close();
+  await t.context.database?.drop();
+});
+
+const VIEWPORTS = [{ name: 'phone', width: 390, height: 844 }, { name: 'desktop', width: 1280, height: 900 }];
+
+/** What the page measures: its own width against the viewport's, and the widest element that sticks out. */
+async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number; culprit: string | null }> {
+  // A string, not a function: the tests compile without the DOM's types.
+  return page.evaluate(`(() => {
+    const innerWidth = window.innerWidth;
+    let culprit = null;
+    for (const el of document.querySelectorAll('body *')) {
+      if (el.getBoundingClientRect().right > innerWidth + 0.5 && !el.closest('.table-scroll')) {
+        culprit = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + '.' + el.className;
+        break;
+      }
+    }
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth, culprit };
+  })()`);
+}
+
+/** With APP_SCREENSHOTS=<dir>, each page is also saved there as a PNG (how docs/application-*.png are made). */
+async function screenshot(page: Page, path: string, viewport: string): Promise<void> {
+  const dir = process.env.APP_SCREENSHOTS;
+  if (!dir) return;
+  const name = path.replace(/^\/app\/?/, '').replace(/[^a-z0-9]+/gi, '-').replace(/-$/, '').slice(0, 60) || 'overview';
+  await page.screenshot({ path: `${dir}/${viewport}-${name}.png`, fullPage: viewport === 'desktop' });
+}
+
+/** The problems of one page, as lines: every page is visited before the test fails, so one run shows them all. */
+async function problemsOf(page: Page, path: string, viewport = ''): Promise<string[]> {
+  const problems: string[] = [];
+  const response = await page.goto(path);
+  if (viewport) await screenshot(page, path, viewport);
+  if (response?.status() !== 200) problems.push(`${path}: HTTP ${response?.status()}`);
+  const measured = await overflow(page);
+  if (measured.scrollWidth > measured.innerWidth) problems.push(`${path}: ${measured.scrollWidth}px wide in ${measured.innerWidth}px (${measured.culprit})`);
+  const result = await new AxeBuilder({ page }).analyze();
+  for (const v of result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+    problems.push(`${path}: axe ${v.impact} ${v.id} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  }
+  return problems;
+}
+
+for (const viewport of VIEWPORTS) {
+  test.serial(`When an owner opens every page on a ${viewport.name} (${viewport.width} px), then nothing overflows and axe finds no serious violation`, async (t) => {
+    const context = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl, viewport: { width: viewport.width, height: viewport.height } });
+    const page = await context.newPage();
+    try {
+      const owner = await makePerson(t.context.database.db, { role: 'owner' });
+      const problems = await problemsOf(page, '/app/sign-in');
+      await signInInBrowser(page, owner.email, owner.password);
+      for (const path of APPLICATION_PAGES) problems.push(...await problemsOf(page, path, viewport.name));
+      t.deepEqual(problems, []);
+    } finally {
+      await screenshotOnFailure(t, page);
+      await context.close();
+    }
+  });
+}

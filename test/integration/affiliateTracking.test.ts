@@ -1,0 +1,205 @@
+/**
+ * Tracked links and the conversion beacon (issue 24 point 1) over real HTTP against the real database: the redirect
+ * records the click with hashed address and user agent and sends the shopper to the shop with the attribution
+ * parameter; targets off the shop's domain and unknown handles are refused without a redirect; a flood from one
+ * address counts once and is then refused; the beacon attributes a synced order to the click inside the window and
+ * records everything else as unattributed, never as an error to the shop.
+ */
+import http from 'node:http';
+import anyTest, { type TestFn } from 'ava';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { issueKey, startTestServer, api, type TestServer } from '../helpers/server.js';
+import { TEST_NOW } from '../helpers/constants.js';
+
+interface Context { database: TestDatabase; server: TestServer; key: string; clock: { now: Date }; shopId: string; accountId: string }
+const test = anyTest as TestFn<Context>;
+const DAY_MS = 86_400_000;
+
+test.before(async (t) => {
+  const database = await createTestDatabase();
+  const clock = { now: TEST_NOW };
+  const server = await startTestServer(database.db, () => clock.now);
+  const shop = await database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'sk' }).first('s.id', 's.account_id');
+  Object.assign(t.context, { database, server, clock, key: await issueKey(database.db), shopId: String(shop.id), accountId: String(shop.account_id) });
+});
+test.after.always(async (t) => {
+  await t.context.server?.close();
+  await t.context.database?.drop();
+});
+
+/** A GET as a browser sends it (own address, user agent, cookies), never following the redirect. */
+function browserGet(t: { context: Context }, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  const url = new URL(path, t.context.server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'GET', headers: { 'User-Agent': 'Mozilla/5.0 test-shopper', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const prefix = '/portal/demo/sk';
+let seq = 0;
+/** A fresh approved partner of the demo account (each test clicks its own partner's links). */
+async function newPartner(t: { context: Context }, state = 'approved') {
+  seq += 1;
+  const handle = `TRK${seq}X${Math.floor(Math.random() * 1e6)}`;
+  const [row] = await t.context.database.db('affiliate_partners').insert({
+    account_id: t.context.accountId, handle, state, state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
+  }).returning(['id', 'handle']);
+  return { id: String(row.id), handle: row.handle as string };
+}
+
+/** Synced orders of the sk shop that carry no partner code and no visitor yet, newest first. */
+async function freeOrders(t: { context: Context }, n: number) {
+  const db = t.context.database.db;
+  return db('orders as o').where('o.shop_id', t.context.shopId).whereNull('o.coupon_code')
+    .whereNotExists(db('affiliate_order_visitors as v').whereRaw('v.shop_id = o.shop_id and v.order_code = o.code'))
+    .whereNotExists(db('affiliate_conversions as c').whereRaw('c.order_id = o.id'))
+    .orderBy('o.created_at', 'desc').limit(n).select('o.id', 'o.code', 'o.created_at');
+}
+
+test.serial('When a shopper follows an approved partner\'s link, then the click is recorded with hashed address and user agent and the shopper lands on the shop with the attribution parameter', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  const to = 'https://www.domov-kuchyna.sk/product/ABC-1';
+  const res = await browserGet(t, `${prefix}/r/${p.handle.toLowerCase()}?to=${encodeURIComponent(to)}`);
+  t.is(res.status, 302);
+  const location = new URL(String(res.headers.location));
+  t.is(`${location.origin}${location.pathname}`, to);
+  const token = location.searchParams.get('aff_click');
+  t.truthy(token);
+  const cookie = (res.headers['set-cookie'] ?? []).find((c) => c.startsWith('aff_visitor='));
+  t.truthy(cookie, 'the first-party visitor cookie is set');
+  // The demo's default campaign has a 30-day attribution window.
+  t.regex(cookie!, /Max-Age=2592000/);
+  t.regex(cookie!, /HttpOnly/);
+  const clicks = await db('affiliate_clicks').where({ partner_id: p.id }).select();
+  t.is(clicks.length, 1);
+  const [click] = clicks;
+  t.is(click.token, token);
+  t.is(click.target_type, 'product');
+  t.is(click.target_ref, 'ABC-1');
+  t.is(click.target_url, to);
+  t.is(click.clicked_at.toISOString(), TEST_NOW.toISOString());
+  t.truthy(click.ip_hash);
+  t.false(JSON.stringify(click).includes('127.0.0.1'), 'the address is never stored in clear');
+  t.false(JSON.stringify(click).includes('test-shopper'), 'the user agent is never stored in clear');
+});
+
+test.serial('When the link is followed by its portal\'s Host (address or active custom domain), then it redirects too; an unknown Host is a plain 404', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  // The demo's second account copies the first one's portal addresses; an address two portals share names neither.
+  const ambiguous = await browserGet(t, `/r/${p.handle}`, { Host: 'partners.domov-kuchyna.sk' });
+  t.is(ambiguous.status, 404);
+  const acme = db('shops as s').join('accounts as a', 'a.id', 's.account_id').where('a.code', 'acme').select('s.id');
+  await db('affiliate_portals').whereIn('shop_id', acme).update({ address: db.raw(`replace(address, 'partners.', 'partners-acme.')`), custom_domain: null });
+  for (const host of ['partners.domov-kuchyna.sk', 'partneri.domov-kuchyna.sk']) {
+    const res = await browserGet(t, `/r/${p.handle}`, { Host: host });
+    t.is(res.status, 302, `${host}: ${res.body.toString()}`);
+    t.true(String(res.headers.location).startsWith('https://www.domov-kuchyna.sk/?aff_click='), host);
+  }
+  const unknown = await browserGet(t, `/r/${p.handle}`, { Host: 'partners.unknown.example' });
+  t.is(unknown.status, 404);
+  t.is(unknown.headers.location, undefined);
+});
+
+test('When a link names a target outside the shop\'s domain, then it is refused with a plain page and no redirect, and nothing is recorded', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  for (const to of ['https://evil.example/', 'https://www.domov-kuchyna.sk.evil.example/', 'http://www.domov-kuchyna.sk/', '//evil.example/x', 'javascript:alert(1)', 'https://user@www.domov-kuchyna.sk/']) {
+    const res = await browserGet(t, `${prefix}/r/${p.handle}?to=${encodeURIComponent(to)}`);
+    t.is(res.status, 400, to);
+    t.is(res.headers.location, undefined, to);
+    t.regex(String(res.headers['content-type']), /text\/html/);
+  }
+  t.is((await db('affiliate_clicks').where({ partner_id: p.id })).length, 0);
+});
+
+test('When the handle is unknown, then the answer is a plain 404 page without a redirect', async (t) => {
+  const res = await browserGet(t, `${prefix}/r/NO-SUCH-PARTNER?to=${encodeURIComponent('https://www.domov-kuchyna.sk/')}`);
+  t.is(res.status, 404);
+  t.is(res.headers.location, undefined);
+  t.regex(res.body.toString(), /no such partner link/);
+  const shop = await browserGet(t, '/portal/demo/nope/r/KATKA');
+  t.is(shop.status, 404);
+});
+
+test('When a partner is not approved, then the link still takes the shopper to the shop but records no click and no attribution', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t, 'suspended');
+  const res = await browserGet(t, `${prefix}/r/${p.handle}`);
+  t.is(res.status, 302);
+  t.is(res.headers.location, 'https://www.domov-kuchyna.sk/');
+  t.is((await db('affiliate_clicks').where({ partner_id: p.id })).length, 0);
+});
+
+test('When one address floods a link, then it is counted as one click and after 21 requests refused with 429', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  const statuses: number[] = [];
+  for (let i = 0; i < 23; i += 1) statuses.push((await browserGet(t, `${prefix}/r/${p.handle}`)).status);
+  t.deepEqual(statuses, [...Array(21).fill(302), 429, 429]);
+  const clicks = await db('affiliate_clicks').where({ partner_id: p.id }).select('repeats');
+  t.is(clicks.length, 1, 'counted once');
+  t.is(clicks[0].repeats, 20);
+  // Another browser (another user agent) on the same address is another click.
+  const other = await browserGet(t, `${prefix}/r/${p.handle}`, { 'User-Agent': 'Other browser' });
+  t.is(other.status, 302);
+  t.is((await db('affiliate_clicks').where({ partner_id: p.id })).length, 2);
+});
+
+test.serial('When the thank-you page beacon reports a synced order with a click inside the window, then the order becomes the partner\'s click conversion; outside the window it stays unattributed', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  const [inside, outside] = await freeOrders(t, 2);
+  const beaconOf = async (order: { code: string; created_at: Date }, gapMs: number) => {
+    t.context.clock.now = new Date(order.created_at.getTime() - gapMs);
+    const click = await browserGet(t, `${prefix}/r/${p.handle}`, { 'User-Agent': `shopper of ${order.code}` });
+    const token = new URL(String(click.headers.location)).searchParams.get('aff_click')!;
+    t.context.clock.now = TEST_NOW;
+    const pixel = await browserGet(t, `${prefix}/b?order=${encodeURIComponent(order.code)}&click=${token}`);
+    t.is(pixel.status, 200);
+    t.is(pixel.headers['content-type'], 'image/gif');
+  };
+  // 30-day window: a click 29 days before the order attributes it, one 31 days before does not.
+  await beaconOf(inside, 29 * DAY_MS);
+  await beaconOf(outside, 31 * DAY_MS);
+  const conversions = await api(t.context.server, `/affiliate/conversions?market=sk&partnerId=${p.id}`, t.context.key);
+  t.is(conversions.status, 200);
+  t.deepEqual(conversions.body.data.map((c: any) => [c.orderCode, c.source, c.partnerId]), [[inside.code, 'click', p.id]]);
+  const beacons = await db('affiliate_beacons').whereIn('order_code', [inside.code, outside.code]).orderBy('id').select('order_code', 'outcome', 'reason');
+  t.deepEqual(beacons, [
+    { order_code: inside.code, outcome: 'attributed', reason: null },
+    { order_code: outside.code, outcome: 'unattributed', reason: 'outside_window' },
+  ]);
+});
+
+test('When a beacon names an unknown click, an order not yet synced, or nothing, then the shop gets 204 or the pixel and the beacon is recorded as unattributed', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  const click = await browserGet(t, `${prefix}/r/${p.handle}`, { 'User-Agent': 'beacon-bad-input' });
+  const token = new URL(String(click.headers.location)).searchParams.get('aff_click')!;
+  const post = (body: string, type: string) => fetch(`${t.context.server.baseUrl}${prefix}/b`, { method: 'POST', body, headers: { 'Content-Type': type } });
+  const unknownClick = await post(JSON.stringify({ order: 'BEACON-UNKNOWN-CLICK', click: 'nope' }), 'application/json');
+  t.is(unknownClick.status, 204);
+  t.is(unknownClick.headers.get('access-control-allow-origin'), '*');
+  const notSynced = await post(`order=BEACON-NOT-SYNCED&click=${token}`, 'application/x-www-form-urlencoded');
+  t.is(notSynced.status, 204);
+  const malformed = await post('{not json', 'application/json');
+  t.is(malformed.status, 204);
+  const nothing = await browserGet(t, `${prefix}/b`);
+  t.is(nothing.status, 200);
+  const rows = await db('affiliate_beacons').whereIn('order_code', ['BEACON-UNKNOWN-CLICK', 'BEACON-NOT-SYNCED']).orderBy('id').select('order_code', 'outcome', 'reason');
+  t.deepEqual(rows, [
+    { order_code: 'BEACON-UNKNOWN-CLICK', outcome: 'unattributed', reason: 'unknown_click' },
+    { order_code: 'BEACON-NOT-SYNCED', outcome: 'unattributed', reason: 'order_not_synced' },
+  ]);
+  // The visitor is kept for the order, so the sync attributes it when the order arrives.
+  const visitor = await db('affiliate_order_visitors').where({ shop_id: t.context.shopId, order_code: 'BEACON-NOT-SYNCED' }).first('visitor_id');
+  t.truthy(visitor);
+});

@@ -1,0 +1,124 @@
+/**
+ * The application's pages that take an identifier (issue 22 point 1): a person of `acme` opening `demo`'s webhook
+ * endpoint, delivery, proposal, automation, access key or OAuth connection gets a refusal (404/403, never a 2xx or a
+ * redirect of success), sees none of `demo`'s data, and changes no `demo` row. Every route with a parameter in
+ * api/app/pages must be in ROUTES (or in NOT_RECORDS with its reason), so a new page joins by construction.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import anyTest, { type TestFn } from 'ava';
+import { projectRoot } from '../../src/config/projectRoot.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { issueKey, type TestServer } from '../helpers/server.js';
+import { hashKey } from '../../src/auth/keys.js';
+import { ensureSampleWebhook } from '../helpers/webhooks.js';
+import { ensureSampleAutomation } from '../helpers/automations.js';
+import { ensureSampleProposals } from '../helpers/proposals.js';
+import { mintOAuthToken } from '../helpers/oauthToken.js';
+
+interface Context {
+  database: TestDatabase;
+  server: TestServer;
+  ids: Record<string, string>;
+}
+const test = anyTest as TestFn<Context>;
+
+/** Method and path of every page taking a record id, with the id each parameter takes from `demo`. */
+const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
+  ['POST', '/approvals/:draftId/decide'],
+  ['GET', '/automations/:workflowId'],
+  ['POST', '/automations/:workflowId/publish'],
+  ['POST', '/automations/:workflowId/enable'],
+  ['POST', '/automations/:workflowId/disable'],
+  ['POST', '/automations/:workflowId/run'],
+  ['POST', '/connections/:id/revoke'],
+  ['POST', '/keys/:id/revoke'],
+  ['GET', '/webhooks/:id'],
+  ['POST', '/webhooks/:id/rotate-secret'],
+  ['GET', '/webhooks/:id/edit'],
+  ['POST', '/webhooks/:id/edit'],
+  ['GET', '/webhooks/:id/delete'],
+  ['POST', '/webhooks/:id/delete'],
+  ['POST', '/webhooks/:id/deliveries/:deliveryId/retry'],
+];
+
+/** Routes with a parameter that is not a tenant's record. */
+const NOT_RECORDS: Record<string, string> = {
+  'GET /consent/:uid': 'an authorization interaction of the signed-in person\'s own browser session, not a stored record of an account',
+  'POST /consent/:uid': 'an authorization interaction of the signed-in person\'s own browser session, not a stored record of an account',
+};
+
+test.before(async (t) => {
+  const database = await createTestDatabase();
+  const db = database.db;
+  const server = await startApplicationServer(db, testApplicationOptions());
+  const endpointId = await ensureSampleWebhook(db);
+  const delivery = await db('webhook_deliveries').where({ endpoint_id: endpointId }).first('id');
+  const workflowId = await ensureSampleAutomation(db);
+  const draftId = (await ensureSampleProposals(db))['products.content_draft:draftId'];
+  const key = await issueKey(db);
+  const keyId = (await db('access_keys').where({ key_hash: hashKey(key) }).first('id')).id;
+  await mintOAuthToken(db, server);
+  const demo = await db('accounts').where({ code: 'demo' }).first('id');
+  const connectionId = (await db('oauth_connections').where({ account_id: demo.id }).first('id')).id;
+  t.context = {
+    database, server,
+    ids: { draftId, workflowId, id: '', endpointId, deliveryId: String(delivery.id), keyId: String(keyId), connectionId: String(connectionId) },
+  };
+});
+
+test.after.always(async (t) => {
+  await t.context.server?.close();
+  await t.context.database?.drop();
+});
+
+/** `route` with demo's ids: `:id` is the endpoint, key or connection by the page it is on. */
+function pathOf(route: string, ids: Record<string, string>): string {
+  const idFor = route.startsWith('/keys') ? ids.keyId : route.startsWith('/connections') ? ids.connectionId : ids.endpointId;
+  return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':id', idFor)}`;
+}
+
+/** demo's rows the pages can change, as a digest. */
+async function demoDigest(db: TestDatabase['db']): Promise<string> {
+  const r = await db.raw(`
+    select md5(string_agg(x, '|' order by x)) as h from (
+      select e::text as x from webhook_endpoints e where account_id = (select id from accounts where code = 'demo')
+      union all select d::text from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.account_id = (select id from accounts where code = 'demo')
+      union all select a::text from automations a where account_id = (select id from accounts where code = 'demo')
+      union all select p::text from proposals p where account_id = (select id from accounts where code = 'demo')
+      union all select concat_ws(',', k.id, k.revoked_at) from access_keys k where account_id = (select id from accounts where code = 'demo')
+      union all select concat_ws(',', c.id, c.revoked_at) from oauth_connections c where account_id = (select id from accounts where code = 'demo')
+    ) t`);
+  return r.rows[0].h;
+}
+
+test('Every application route with a parameter is in the isolation table', (t) => {
+  const pages = path.join(projectRoot, 'api', 'app', 'pages');
+  const found = fs.readdirSync(pages).filter((f) => f.endsWith('.ts')).flatMap((f) => [...fs.readFileSync(path.join(pages, f), 'utf8')
+    .matchAll(/router\.(get|post)\('([^']*:[^']*)'/g)].map((m) => `${m[1].toUpperCase()} ${m[2]}`));
+  t.true(found.length >= ROUTES.length, `routes found in api/app/pages: ${found.length}`);
+  const listed = new Set([...ROUTES.map(([m, r]) => `${m} ${r}`), ...Object.keys(NOT_RECORDS)]);
+  t.deepEqual(found.filter((r) => !listed.has(r)), [], 'routes with a parameter missing from ROUTES');
+});
+
+test('When a person of acme opens or acts on demo\'s records by id, then each page refuses, shows none of them, and no demo row changes', async (t) => {
+  const db = t.context.database.db;
+  const before = await demoDigest(db);
+  const person = await makePerson(db, { account: 'acme', role: 'owner' });
+  const client = new FormClient(t.context.server.baseUrl);
+  const signedIn = await client.signIn(person.email, person.password);
+  t.is(signedIn.status, 303);
+  const _csrf = await client.csrf('/app');
+  const demoEndpoint = await db('webhook_endpoints').where({ id: t.context.ids.endpointId }).first('url', 'name');
+  const markers = [demoEndpoint.url, demoEndpoint.name, t.context.ids.workflowId];
+  for (const [method, route] of ROUTES) {
+    const url = pathOf(route, t.context.ids);
+    const res = method === 'GET' ? await client.get(url)
+      : await client.post(url, { _csrf, decision: 'reject', reason: 'isolation', name: 'Isolation', url: 'https://hooks.example.com/x', events: 'order.created' });
+    t.true([403, 404].includes(res.status), `${method} ${route}: ${res.status} ${res.headers.get('location') ?? ''} ${res.text.slice(0, 200)}`);
+    const shown = markers.filter((m) => m && res.text.includes(m) && !url.includes(m));
+    t.deepEqual(shown, [], `${method} ${route} shows demo's data`);
+  }
+  t.is(await demoDigest(db), before, 'no row of demo changed');
+});
