@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { AreaRecords, PlatformCategory, PlatformProduct } from '../../platforms/types.js';
-import { formatMinor } from '../../platforms/demo/money.js';
+import { formatMinor } from '../../records/money.js';
 import type { SyncShop } from '../shops.js';
 
 const CATEGORY_COLUMNS = ['name', 'parent_guid', 'position', 'created_at', 'updated_at'];
