@@ -20,6 +20,7 @@ import * as m019 from './019_webhook_due_retries.js';
 import * as m020 from './020_shop_credentials.js';
 import * as m030 from './030_sign_in_limits.js';
 import * as m050 from './050_affiliate_tracking_approvals.js';
+import * as m070 from './070_medusa.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -43,4 +44,5 @@ export const migrations = [
   { name: '020_shop_credentials', ...m020 },
   { name: '030_sign_in_limits', ...m030 },
   { name: '050_affiliate_tracking_approvals', ...m050 },
+  { name: '070_medusa', ...m070 },
 ];
