@@ -166,22 +166,38 @@ async function skipPending(trx: Db, endpointId: string): Promise<number> {
     .update({ status: 'SKIPPED', completed_at: trx.fn.now(), next_attempt_at: null, held_since: trx.raw('case when workflow_started_at is null then held_since else clock_timestamp() end') });
 }
 
+/**
+ * Runs a person's endpoint change again when Postgres picks it as a deadlock victim: skipping every pending delivery
+ * of a busy endpoint takes many row locks while the sender records attempts on the same rows in its own order; the
+ * change is one transaction, so a retry is safe and the person never sees the collision.
+ */
+async function retryingDeadlocks<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string })?.code !== '40P01' || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
+}
+
 /** A person disables an endpoint: its pending deliveries become SKIPPED in the same transaction. */
 export async function disableEndpoint(db: Db, accountId: string, id: string): Promise<{ id: string; state: EndpointState; skipped: number }> {
-  return db.transaction(async (trx) => {
+  return retryingDeadlocks(() => db.transaction(async (trx) => {
     await liveEndpoint(trx, accountId, id, { lock: true });
     await trx('webhook_endpoints').where({ id }).update({ state: 'disabled', paused_at: null, pause_reason: null, updated_at: trx.fn.now() });
     return { id, state: 'disabled' as const, skipped: await skipPending(trx, id) };
-  });
+  }));
 }
 
 /** A person deletes an endpoint: it stops counting against the plan, pending deliveries become SKIPPED, the log remains. */
 export async function deleteEndpoint(db: Db, accountId: string, id: string): Promise<{ id: string; deleted: true; skipped: number }> {
-  return db.transaction(async (trx) => {
+  return retryingDeadlocks(() => db.transaction(async (trx) => {
     await liveEndpoint(trx, accountId, id, { lock: true });
     await trx('webhook_endpoints').where({ id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() });
     return { id, deleted: true as const, skipped: await skipPending(trx, id) };
-  });
+  }));
 }
 
 /**
