@@ -6,6 +6,11 @@ import { isUnknownSearchAttribute, opsSearchAttributes } from './searchAttribute
 /** Whether the namespace has the Ops attributes: assumed until a start says otherwise (then for the process). */
 let opsLabelsAccepted = true;
 
+/** Turns the labels off for this process: Temporal's time-skipping test server accepts them but loses the workflow (tests). */
+export function disableOpsLabels(): void {
+  opsLabelsAccepted = false;
+}
+
 /** What a workflow is about: its account, shop (if any), kind and business key (docs/operations.md). */
 export interface OpsLabels {
   account: string;
