@@ -9,7 +9,7 @@ import { createWebhookActivities, type WebhookActivityDeps } from './webhooks.js
 
 /** Builds every activity bound to the given dependencies. */
 export function createActivities(deps: { db: Db } & WebhookActivityDeps & SyncActivityDeps & AutomationActivityDeps & ProposalActivityDeps) {
-  return { ...createDemoDataActivities(deps), ...createWebhookActivities(deps), ...createSyncActivities(deps), ...createAutomationActivities(deps), ...createProposalActivities(deps), ...createAffiliateActivities(deps) };
+  return { ...createDemoDataActivities(deps), ...createWebhookActivities(deps), ...createSyncActivities({ ...deps, secretKeys: deps.secretKeys ?? { current: deps.webhooks.secretsKey, previous: deps.webhooks.previousSecretsKey } }), ...createAutomationActivities(deps), ...createProposalActivities(deps), ...createAffiliateActivities(deps) };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -9,6 +9,7 @@ import { APP_PATH, createApplicationRouter, ownOrigin, type ApplicationOptions }
 import { createOAuthRouter } from './oauth/router.js';
 import { createOAuthServers } from './oauth/provider.js';
 import { createHealthRouter } from './http/health.js';
+import { createMedusaEventsRouter, MEDUSA_EVENTS_PATH } from './http/medusaEvents.js';
 import { createMetricsRouter, type MetricsOptions } from './http/metrics.js';
 import { createTrackingRouter } from './portal/tracking.js';
 import crypto from 'node:crypto';
@@ -35,6 +36,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.application.trustProxy ?? false);
   app.use(requestContext);
   app.use(createHealthRouter(deps));
+  // Before the REST router, which answers only GET: Medusa forwarders POST here with their own signature, no key.
+  app.use(MEDUSA_EVENTS_PATH, createMedusaEventsRouter({ db: deps.db, now: deps.now, secretsKey: deps.application.secretsKey, temporal: deps.temporal }));
   app.use(createMetricsRouter(deps));
   // Partner portals' tracked links and conversion beacon: public, for shoppers' browsers (issue 24).
   let trackingKey: Buffer | null = null;

@@ -1,6 +1,6 @@
 /** Every workflow of the service; the worker's `workflowsPath` points at the compiled form of this file. */
 export { loadDemoDataWorkflow } from './demoData.js';
-export { reconcileSyncSchedulesWorkflow, shopSyncWorkflow } from './shopSync.js';
+export { reconcileSyncSchedulesWorkflow, shopEventSyncWorkflow, shopSyncWorkflow } from './shopSync.js';
 export { webhookDeliveryWorkflow } from './webhookDelivery.js';
 export { webhookEndpointWorkflow } from './webhookEndpoint.js';
 export { webhookDispatcherWorkflow, webhookLogRetentionWorkflow } from './webhookDispatcher.js';

@@ -1,5 +1,5 @@
 /** Shop sync: one run per shop, started by the shop's Schedule; pulls each data area up to one fixed instant. */
-import { proxyActivities } from '@temporalio/workflow';
+import { condition, defineSignal, executeChild, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { AreaSyncResult } from '../src/sync/runner.js';
 
@@ -54,4 +54,26 @@ const { reconcileSyncSchedules } = proxyActivities<Activities>({
 /** Keeps one sync Schedule per live shop (run every minute by its own Schedule). */
 export async function reconcileSyncSchedulesWorkflow(input: { intervalMs: number }) {
   return reconcileSyncSchedules(input);
+}
+
+/** Signalled once per event a shop's platform forwarded (Medusa's subscriber): a sync is due. */
+export const platformEventSignal = defineSignal<[{ event: string }]>('platformEvent');
+
+/**
+ * Near-real-time sync of one shop from forwarded platform events: runs a shop sync at once, and again while events
+ * keep arriving during a run (their changes may be after that run's `until`); ends after a quiet minute. The inbound
+ * endpoint starts it with signal-with-start, so a burst of events is one or two runs, not one per event.
+ */
+export async function shopEventSyncWorkflow(input: { accountCode: string; shopCode: string }): Promise<number> {
+  let pending = true;
+  setHandler(platformEventSignal, () => {
+    pending = true;
+  });
+  let runs = 0;
+  while (pending || (await condition(() => pending, '1 minute'))) {
+    pending = false;
+    runs++;
+    await executeChild(shopSyncWorkflow, { args: [{ ...input }], workflowId: `${workflowInfo().workflowId}-run-${runs}` });
+  }
+  return runs;
 }

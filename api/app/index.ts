@@ -31,6 +31,7 @@ import { approvalsRoutes } from './pages/approvals.js';
 import { customersRoutes } from './pages/customers.js';
 import { documentsRoutes } from './pages/documents.js';
 import { peopleRoutes } from './pages/people.js';
+import { invitationRoutes } from './pages/invitation.js';
 import { affiliateStaffRoutes } from './pages/affiliate/index.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
@@ -105,6 +106,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(loadSession(deps.db, deps.now));
   router.use(csrfProtection((req) => ownOrigin(deps.application, req)));
   router.use(signInRoutes(deps));
+  router.use(invitationRoutes(deps));
   router.use(homeRoutes(deps));
   router.use(accountRoutes(deps));
   router.use(keysRoutes(deps));

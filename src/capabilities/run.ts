@@ -81,7 +81,11 @@ function rejectNulCharacters(rawParams: Record<string, unknown>): void {
   const hasNul = (value: unknown): boolean =>
     typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) ? value.some(hasNul) : false;
   for (const [param, value] of Object.entries(rawParams)) {
-    if (hasNul(value)) throw new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: it contains a NUL character.`, { param, reason: 'contains a NUL character' });
+    if (!hasNul(value)) continue;
+    // A cursor is the service's own opaque token: one with a NUL in it is simply not one of ours (the rule every
+    // operation lists for cursors), not a parameter the schema could have refused.
+    if (param === 'cursor') throw new AppError('INVALID_CURSOR', 'The cursor is malformed: it contains a NUL character.', { param });
+    throw new AppError('INVALID_PARAMETER', `Parameter \`${param}\` is invalid: it contains a NUL character.`, { param, reason: 'contains a NUL character' });
   }
 }
 

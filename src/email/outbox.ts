@@ -25,7 +25,7 @@ export interface EmailAttachmentRef {
 
 export interface QueuedEmail {
   accountId: string;
-  source: 'affiliate' | 'automation';
+  source: 'affiliate' | 'automation' | 'people';
   event: string;
   dedupeKey?: string | null;
   shopId?: string | null;
@@ -71,6 +71,14 @@ export interface OutboxEntry {
   sentAt: string | null;
 }
 
+/**
+ * An invitation's link signs its holder up with the invited rights (U14): whoever reads the E-mails page sees that an
+ * invitation was sent, never a usable link.
+ */
+export function maskInvitationLinks(html: string): string {
+  return html.replace(/(\/app\/invitation\/)[A-Za-z0-9_-]{43}/g, '$1(link hidden)');
+}
+
 /** The newest e-mails of an account (the application's E-mails page), optionally only those of some shops. */
 export async function listOutbox(db: Db, accountId: string, options: { limit: number; offset?: number; shopCodes: ReadonlySet<string> | null; status?: EmailStatus }): Promise<OutboxEntry[]> {
   const q = db('email_outbox as e').leftJoin('shops as s', 's.id', 'e.shop_id').leftJoin('affiliate_partners as p', 'p.id', 'e.partner_id')
@@ -85,7 +93,7 @@ export async function listOutbox(db: Db, accountId: string, options: { limit: nu
   return rows.map((r) => ({
     emailId: String(r.id), source: r.source, event: r.event, market: r.market ?? null, partnerHandle: r.handle ?? null,
     recipient: r.recipient ?? (r.recipient_group === 'account_people' ? 'the account\'s people' : r.recipient_group ?? '(no address)'),
-    language: r.language, subject: r.subject, bodyHtml: r.body_html, attachments: r.attachments, status: r.status, attempts: r.attempts,
+    language: r.language, subject: r.subject, bodyHtml: r.source === 'people' ? maskInvitationLinks(r.body_html) : r.body_html, attachments: r.attachments, status: r.status, attempts: r.attempts,
     lastError: r.last_error, createdAt: r.created_at.toISOString(), sentAt: r.sent_at ? r.sent_at.toISOString() : null,
   }));
 }

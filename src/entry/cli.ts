@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../config/index.js';
 import { migrateLatest, type Db } from '../db/knex.js';
 import { automationsCommand, automationsUsage } from '../cli/automations.js';
 import { keysCommand } from '../cli/keys.js';
+import { medusaCommand, medusaUsage } from '../cli/medusa.js';
 import { peopleCommand, peopleUsage } from '../cli/people.js';
 import { secretsCommand, secretsUsage } from '../cli/secrets.js';
 import { shopsCommand, shopsUsage } from '../cli/shops.js';
@@ -20,7 +21,7 @@ const usage = `Usage: npm run cli -- <command> [--json]
   keys create --name N --scopes a,b|all --interfaces rest|mcp|rest,mcp --shops all|sk,cz [--account CODE] [--expires-in 30d]
   keys list [--account CODE]
   keys revoke ID [--account CODE]
-${accountsUsage}${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}${peopleUsage}  db migrate
+${accountsUsage}${webhooksUsage}${shopsUsage}${secretsUsage}${automationsUsage}${peopleUsage}${medusaUsage}  db migrate
   demo load [--size demo|bench] [--seed N] [--orders N]   (bench: an account "bench" with ~1,000,000 orders, via COPY)
 `;
 
@@ -70,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
     else if (command === 'secrets') await secretsCommand(db, config, rest);
     else if (command === 'automations') await automationsCommand(db, rest);
     else if (command === 'people') await peopleCommand(db, rest);
+    else if (command === 'medusa') await medusaCommand(db, service.platforms, service.secrets.secretsKey, config.PUBLIC_BASE_URL, rest);
     else if (command === 'db' && rest[0] === 'migrate') print(rest.includes('--json'), { migrated: true }, 'Schema is up to date.');
     else if (command === 'demo') await demoCommand(db, rest, config.DEMO_SEED);
     else throw new UsageError(`Unknown command: ${command}\n\n${usage}`);

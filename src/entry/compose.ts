@@ -53,7 +53,9 @@ export interface Service {
 /** The settings built from the configuration and the secrets alone (no I/O); tests build theirs with this too. */
 export function serviceParts(config: Config, secrets: Secrets, db: Db): Pick<Service, 'platforms' | 'webhooks' | 'application' | 'mcp'> {
   return {
-    platforms: createPlatformRegistry({ db, demoClockSpeed: config.DEMO_CLOCK_SPEED }),
+    platforms: createPlatformRegistry({
+      db, demoClockSpeed: config.DEMO_CLOCK_SPEED, secretKeys: { current: secrets.secretsKey, previous: secrets.previousSecretsKey },
+    }),
     webhooks: webhookSettings(config, secrets),
     application: { secretsKey: () => secrets.secretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver, publicBaseUrl: config.PUBLIC_BASE_URL, trustProxy: config.TRUST_PROXY },
     mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL, localhostOnly: !config.PUBLIC_BASE_URL && isLoopbackHost(config.HOST) },

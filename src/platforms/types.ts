@@ -5,14 +5,14 @@
  */
 import type { Knex } from 'knex';
 import type {
-  AdSpend, Article, Availability, CategoryTexts, Claim, CompanyCost, ContentCapabilities, Coupon, DocumentRecord, Order, OrderTracking,
-  ProductTexts, SearchConsoleDay, SearchConsoleProperty, SearchConsoleRun, Shipment, StockItem, StockMovement, VisitDay,
+  AdSpend, Article, Availability, Category, CategoryTexts, Claim, CompanyCost, ContentCapabilities, Coupon, DocumentRecord, Order, OrderTracking,
+  Product, ProductTexts, SearchConsoleDay, SearchConsoleProperty, SearchConsoleRun, Shipment, StockItem, StockMovement, VisitDay,
 } from '../records/types.js';
 import type { DocumentType } from '../records/types.js';
 
 /** Data areas a sync pulls, in the order a run pulls them (an order exists before its documents and shipments). */
 export const SYNC_AREAS = [
-  'orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue', 'web_analytics', 'coupons',
+  'products', 'orders', 'documents', 'shipments', 'claims', 'stock', 'search_console', 'company_costs', 'catalogue', 'web_analytics', 'coupons',
   'search_console_data',
 ] as const;
 export type SyncArea = (typeof SYNC_AREAS)[number];
@@ -65,14 +65,27 @@ export type PlatformWebAnalytics =
 /** A coupon as the shop stores it (issue 10); fixed amounts in the shop currency. */
 export type PlatformCoupon = Omit<Coupon, 'partnerIndex'> & { partnerIndex: number | null };
 
+/** A product category as the shop has it. */
+export type PlatformCategory = Category;
+/** A sellable product (for platforms with variants: one variant) with its price in the shop currency. */
+export type PlatformProduct = Product;
+
 /** What one change batch of each area holds: records as they stand at the end of the read (`until`). */
 export interface AreaRecords {
+  /**
+   * Categories and products that changed (platforms whose catalogue changes after the shop is connected; the demo
+   * loads its catalogue with its history and reads nothing here).
+   */
+  products: { kind: 'category'; category: PlatformCategory } | { kind: 'product'; product: PlatformProduct };
   orders: PlatformOrder;
   documents: PlatformDocument;
   shipments: PlatformShipment;
   claims: PlatformClaim;
-  /** Movements first, then the items' current figures. */
-  stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem };
+  /**
+   * Movements first, then the items' current figures. A platform that reports no movements (Medusa) sets `announce` on
+   * an item: when its figures changed, the change is one `inventory.stock_changed` of that kind at the item's `updatedAt`.
+   */
+  stock: { kind: 'movement'; movement: PlatformStockMovement } | { kind: 'item'; item: PlatformStockItem; announce?: string };
   /** Runs first, then the property's current connection. */
   search_console: { kind: 'run'; run: PlatformSearchConsoleRun } | { kind: 'property'; property: PlatformSearchConsoleProperty };
   company_costs: PlatformCompanyCost;

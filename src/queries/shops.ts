@@ -30,6 +30,9 @@ export interface ShopRow {
   web_code_modules: string[];
   coupon_link_ready: boolean;
   last_synced_at: Date | null;
+  /** Why the latest sync attempt failed; null once a run completes. */
+  sync_error: string | null;
+  sync_error_at: Date | null;
   created_at: Date;
 }
 

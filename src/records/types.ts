@@ -4,6 +4,33 @@
  */
 import type { CountryCode, Currency, ShipmentStatus } from './codes.js';
 
+/** A product category as the shop has it. */
+export interface Category {
+  guid: string;
+  name: string;
+  parentGuid: string | null;
+  position: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A sellable product (for platforms with variants: one variant) with its price in the shop currency. */
+export interface Product {
+  code: string;
+  name: string;
+  ean: string;
+  plu: string | null;
+  categoryGuid: string;
+  currency: Currency;
+  priceWithVatMinor: number;
+  vatRate: number;
+  /** Current card purchase price without VAT; null when the shop does not know it. */
+  purchasePriceMinor: number | null;
+  active: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 export interface OrderItem {
   lineNo: number;
   productCode: string;

@@ -19,6 +19,7 @@ import { applySearchConsole } from './apply/searchConsole.js';
 import { applyShipments } from './apply/shipments.js';
 import { applyStock } from './apply/stock.js';
 import { applyCoupons } from './apply/coupons.js';
+import { applyProducts } from './apply/products.js';
 import { EventSink } from './events.js';
 import { affiliateAfterBatch } from '../affiliate/sync.js';
 import type { SyncShop } from './shops.js';
@@ -58,6 +59,7 @@ const ms = (d: Date | null) => (d ? d.getTime() : null);
 
 async function applyBatch(trx: Knex.Transaction, area: SyncArea, shop: SyncShop, records: Array<AreaRecords[SyncArea]>, sink: EventSink): Promise<number> {
   switch (area) {
+    case 'products': return applyProducts(trx, shop, records as Array<AreaRecords['products']>);
     case 'orders': return applyOrders(trx, shop, records as Array<AreaRecords['orders']>, sink);
     case 'documents': return applyDocuments(trx, shop, records as Array<AreaRecords['documents']>, sink);
     case 'shipments': return applyShipments(trx, shop, records as Array<AreaRecords['shipments']>, sink);

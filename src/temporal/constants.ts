@@ -8,6 +8,8 @@ export const workflowIds = {
   demoDataLoad: (accountCode: string) => `demo-data-load-${accountCode}`,
   /** The sync of one shop, e.g. `sync-demo-sk`; also the ID of that shop's sync Schedule (runs get the scheduled time appended). */
   shopSync: (accountCode: string, shopCode: string) => `sync-${accountCode}-${shopCode}`,
+  /** The near-real-time sync a shop's forwarded platform events start (one at a time per shop). */
+  shopEventSync: (accountCode: string, shopCode: string) => `sync-events-${accountCode}-${shopCode}`,
   /** One webhook delivery through its states, e.g. `webhook-delivery-42` (42 = the X-Service-Delivery id). */
   webhookDelivery: (deliveryId: string) => `webhook-delivery-${deliveryId}`,
   /** The actor of one webhook endpoint (pausing, resuming), e.g. `webhook-endpoint-7`. */

@@ -115,8 +115,9 @@ test.serial('When a person turns on the second factor, then sign-in asks for a c
   await page.click('button:has-text("Set up a second factor")');
   t.true(await page.isVisible('img[alt^="QR code"]'));
   const secret = (await page.textContent('#totp-secret'))!.trim();
-  // The previous time step's code: the current one stays unused for the sign-in below (a step is accepted once).
-  await page.fill('input[name=code]', await generate({ secret, epoch: Math.floor(Date.now() / 1000) - 30 }));
+  // The current time step's code turns it on; the sign-in below uses the next step's (a step is accepted once, and
+  // one step either side is accepted), so a step boundary passing under load cannot make either code stale.
+  await page.fill('input[name=code]', await generate({ secret, epoch: Math.floor(Date.now() / 1000) }));
   await page.click('button:has-text("Turn on")');
   const codes = await page.$$eval('#recovery-codes code', (els) => els.map((e) => e.textContent));
   t.is(codes.length, 10);
@@ -129,7 +130,7 @@ test.serial('When a person turns on the second factor, then sign-in asks for a c
   await page.fill('input[name=code]', '123456');
   await page.click('button[type=submit]');
   t.regex(await page.textContent('.error') ?? '', /not right/);
-  await page.fill('input[name=code]', await generate({ secret }));
+  await page.fill('input[name=code]', await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
   await page.click('button[type=submit]');
   await page.waitForURL(/\/app$/);
   t.regex(await page.textContent('main') ?? '', /Second factor\s*on/);

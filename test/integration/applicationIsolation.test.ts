@@ -41,12 +41,24 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['GET', '/webhooks/:id/delete'],
   ['POST', '/webhooks/:id/delete'],
   ['POST', '/webhooks/:id/deliveries/:deliveryId/retry'],
+  ['POST', '/people/:id/update'],
+  ['POST', '/people/:id/disable'],
+  ['POST', '/people/:id/reset-second-factor'],
+  ['POST', '/affiliate/partners/:id/state'],
+  ['POST', '/affiliate/commissions/:id/decide'],
+  ['GET', '/affiliate/payouts/:id/statement.pdf'],
 ];
 
 /** Routes with a parameter that is not a tenant's record. */
 const NOT_RECORDS: Record<string, string> = {
   'GET /consent/:uid': 'an authorization interaction of the signed-in person\'s own browser session, not a stored record of an account',
   'POST /consent/:uid': 'an authorization interaction of the signed-in person\'s own browser session, not a stored record of an account',
+  // Shop data by market and code: these pages run the capability (customers_get, documents_get, documents_pdf) for
+  // the person (src/people/asCaller.ts), so account and shop are checked by the same code the registry-driven matrix
+  // of test/contract/isolation.test.ts proves for every capability.
+  'GET /customers/:market/:customerKey': 'shop data read through the customers_get capability (isolation matrix)',
+  'GET /documents/:market/:type/:code': 'shop data read through the documents capabilities (isolation matrix)',
+  'GET /documents/:market/:type/:code/pdf': 'shop data read through the documents capabilities (isolation matrix)',
 };
 
 test.before(async (t) => {
@@ -62,9 +74,16 @@ test.before(async (t) => {
   await mintOAuthToken(db, server);
   const demo = await db('accounts').where({ code: 'demo' }).first('id');
   const connectionId = (await db('oauth_connections').where({ account_id: demo.id }).first('id')).id;
+  const demoPerson = await makePerson(db, { account: 'demo', role: 'member' });
+  const partnerId = (await db('affiliate_partners').where({ account_id: demo.id }).first('id')).id;
+  const conversionId = (await db('affiliate_conversions as c').join('affiliate_partners as p', 'p.id', 'c.partner_id').where('p.account_id', demo.id).first('c.id')).id;
+  const payoutId = (await db('affiliate_payouts as o').join('affiliate_partners as p', 'p.id', 'o.partner_id').where('p.account_id', demo.id).first('o.id')).id;
   t.context = {
     database, server,
-    ids: { draftId, workflowId, id: '', endpointId, deliveryId: String(delivery.id), keyId: String(keyId), connectionId: String(connectionId) },
+    ids: {
+      draftId, workflowId, id: '', endpointId, deliveryId: String(delivery.id), keyId: String(keyId), connectionId: String(connectionId),
+      personId: demoPerson.id, partnerId: String(partnerId), conversionId: String(conversionId), payoutId: String(payoutId),
+    },
   };
 });
 
@@ -75,7 +94,11 @@ test.after.always(async (t) => {
 
 /** `route` with demo's ids: `:id` is the endpoint, key or connection by the page it is on. */
 function pathOf(route: string, ids: Record<string, string>): string {
-  const idFor = route.startsWith('/keys') ? ids.keyId : route.startsWith('/connections') ? ids.connectionId : ids.endpointId;
+  const byPrefix: Array<[string, string]> = [
+    ['/keys', ids.keyId!], ['/connections', ids.connectionId!], ['/people', ids.personId!], ['/affiliate/partners', ids.partnerId!],
+    ['/affiliate/commissions', ids.conversionId!], ['/affiliate/payouts', ids.payoutId!],
+  ];
+  const idFor = byPrefix.find(([prefix]) => route.startsWith(prefix))?.[1] ?? ids.endpointId;
   return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':id', idFor)}`;
 }
 
@@ -89,13 +112,17 @@ async function demoDigest(db: TestDatabase['db']): Promise<string> {
       union all select p::text from proposals p where account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', k.id, k.revoked_at) from access_keys k where account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', c.id, c.revoked_at) from oauth_connections c where account_id = (select id from accounts where code = 'demo')
+      union all select p::text from people p where account_id = (select id from accounts where code = 'demo')
+      union all select p::text from affiliate_partners p where account_id = (select id from accounts where code = 'demo')
+      union all select c::text from affiliate_conversions c join affiliate_partners p on p.id = c.partner_id where p.account_id = (select id from accounts where code = 'demo')
     ) t`);
   return r.rows[0].h;
 }
 
 test('Every application route with a parameter is in the isolation table', (t) => {
   const pages = path.join(projectRoot, 'api', 'app', 'pages');
-  const found = fs.readdirSync(pages).filter((f) => f.endsWith('.ts')).flatMap((f) => [...fs.readFileSync(path.join(pages, f), 'utf8')
+  // Recursive: feature folders (e.g. pages/affiliate/) hold pages too.
+  const found = (fs.readdirSync(pages, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).flatMap((f) => [...fs.readFileSync(path.join(pages, f), 'utf8')
     .matchAll(/router\.(get|post)\('([^']*:[^']*)'/g)].map((m) => `${m[1].toUpperCase()} ${m[2]}`));
   t.true(found.length >= ROUTES.length, `routes found in api/app/pages: ${found.length}`);
   const listed = new Set([...ROUTES.map(([m, r]) => `${m} ${r}`), ...Object.keys(NOT_RECORDS)]);
@@ -115,7 +142,7 @@ test('When a person of acme opens or acts on demo\'s records by id, then each pa
   for (const [method, route] of ROUTES) {
     const url = pathOf(route, t.context.ids);
     const res = method === 'GET' ? await client.get(url)
-      : await client.post(url, { _csrf, decision: 'reject', reason: 'isolation', name: 'Isolation', url: 'https://hooks.example.com/x', events: 'order.created' });
+      : await client.post(url, { _csrf, decision: 'reject', reason: 'isolation', action: 'suspend', market: 'sk', name: 'Isolation', url: 'https://hooks.example.com/x', events: 'order.created' });
     t.true([403, 404].includes(res.status), `${method} ${route}: ${res.status} ${res.headers.get('location') ?? ''} ${res.text.slice(0, 200)}`);
     const shown = markers.filter((m) => m && res.text.includes(m) && !url.includes(m));
     t.deepEqual(shown, [], `${method} ${route} shows demo's data`);

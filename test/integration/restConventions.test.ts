@@ -238,6 +238,10 @@ test('When a value carries a NUL character, then 400 INVALID_PARAMETER names it 
     assertError(t, res, 400, 'INVALID_PARAMETER');
     t.is(res.body.error.details.param, param, path);
   }
+  // A cursor with a NUL is a malformed cursor (the rule every paged operation lists), found by the held-out fuzz run.
+  const cursor = await get(t, '/orders?market=sk&cursor=%00%7B%C3%9B');
+  assertError(t, cursor, 400, 'INVALID_CURSOR');
+  t.is(cursor.body.error.details.param, 'cursor');
 });
 
 test('When the URL and headers exceed 16 KB or the request cannot be parsed, then the D3 body still comes with 431 or 400 and a request id', async (t) => {

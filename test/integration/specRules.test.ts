@@ -3,7 +3,7 @@
  * (hasMore/nextCursor were inside `data`).
  */
 import { appTest } from '../helpers/app.js';
-import { api } from '../helpers/server.js';
+import { api, issueKey } from '../helpers/server.js';
 import { connectModern } from '../helpers/mcp.js';
 
 const test = appTest();
@@ -42,4 +42,41 @@ test('When a paged summary is called over MCP, then hasMore and nextCursor sit b
   } finally {
     await client.close();
   }
+});
+
+test('When a supplier is read without purchase-prices:read, then its offers carry no price; with it, every offer has one (SPEC scope-to-data rules)', async (t) => {
+  const db = t.context.database.db;
+  const plain = await issueKey(db, { scopes: ['purchasing:read'] });
+  const withPrices = await issueKey(db, { scopes: ['purchasing:read', 'purchase-prices:read'] });
+  const list = await api(t.context.server, '/suppliers?market=cz', plain);
+  const supplierId = list.body.data[0].supplierId;
+  const without = await api(t.context.server, `/suppliers/${supplierId}?market=cz`, plain);
+  t.is(without.status, 200);
+  t.true(without.body.data.offers.length > 0);
+  for (const offer of without.body.data.offers) t.false('price' in offer, `${offer.productCode}: price needs purchase-prices:read`);
+  const full = await api(t.context.server, `/suppliers/${supplierId}?market=cz`, withPrices);
+  for (const offer of full.body.data.offers) t.is(typeof offer.price?.amount, 'string', `${offer.productCode}: price with the scope`);
+  const client = await connectModern(t.context.server, plain);
+  try {
+    const result = await client.callTool({ name: 'suppliers_get', arguments: { market: 'cz', supplierId } });
+    const content = result.structuredContent as { data: { offers: Record<string, unknown>[] } };
+    t.falsy(result.isError);
+    t.true(content.data.offers.length > 0);
+    for (const offer of content.data.offers) t.false('price' in offer, 'MCP: no price without the scope');
+  } finally {
+    await client.close();
+  }
+});
+
+test('When chatbot topics are read without chatbot-conversations:read, then knowledge-gap candidates carry no shopper question; with it, they do', async (t) => {
+  const db = t.context.database.db;
+  const plain = await api(t.context.server, '/chatbot/topics?market=sk', await issueKey(db, { scopes: ['chatbot:read'] }));
+  t.is(plain.status, 200);
+  t.true(plain.body.data.knowledgeGapCandidates.length > 0);
+  for (const gap of plain.body.data.knowledgeGapCandidates) {
+    t.false('question' in gap, 'question needs chatbot-conversations:read');
+    t.is(typeof gap.conversations, 'number');
+  }
+  const full = await api(t.context.server, '/chatbot/topics?market=sk', await issueKey(db, { scopes: ['chatbot:read', 'chatbot-conversations:read'] }));
+  for (const gap of full.body.data.knowledgeGapCandidates) t.true(typeof gap.question === 'string' && gap.question.length > 0);
 });

@@ -3,18 +3,20 @@
  * state; change a person's role, permissions and shops, disable a person, reset a lost second factor. Every change
  * goes through src/people (as the CLI's `people update`/`disable`), so it narrows that person's keys and connections
  * at once (checked at every request) and ends their sessions. An owner cannot disable or demote themselves here.
+ * Inviting by e-mail (src/people/invitations.ts) queues the invitation in the e-mail outbox; pending ones can be revoked.
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '../../../src/errors.js';
 import { permissions, roles } from '../../../src/people/model.js';
 import { disablePerson, listPeople, resetSecondFactor, updatePerson } from '../../../src/people/people.js';
+import { invitePerson, listInvitations, revokeInvitation } from '../../../src/people/invitations.js';
 import { listShops } from '../../../src/queries/shops.js';
 import { field, fields } from '../forms.js';
-import type { ApplicationDeps } from '../index.js';
+import { ownOrigin, type ApplicationDeps } from '../index.js';
 import { renderPage } from '../render.js';
 import { currentPerson, requirePermission, requirePerson } from '../session.js';
 
-const DONE: Record<string, string> = { update: 'Saved. The person\'s keys and connections follow the new rights at once; their sessions ended.', disable: 'Disabled: sessions ended, connections revoked, keys stopped.', reset: 'Second factor reset: they sign in with their password and set up a new one.' };
+const DONE: Record<string, string> = { update: 'Saved. The person\'s keys and connections follow the new rights at once; their sessions ended.', disable: 'Disabled: sessions ended, connections revoked, keys stopped.', invite: 'Invitation queued in the e-mail outbox: the link works once, for 7 days.', revoke: 'Invitation revoked: its link no longer works.', reset: 'Second factor reset: they sign in with their password and set up a new one.' };
 
 export function peopleRoutes(deps: ApplicationDeps): Router {
   const { db } = deps;
@@ -23,9 +25,9 @@ export function peopleRoutes(deps: ApplicationDeps): Router {
 
   const page = async (req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) => {
     const person = currentPerson(res);
-    const [people, shops] = await Promise.all([listPeople(db, person.accountId, deps.now()), listShops(db, person.accountId, null)]);
+    const [people, shops, invitations] = await Promise.all([listPeople(db, person.accountId, deps.now()), listShops(db, person.accountId, null), listInvitations(db, person.accountId, deps.now())]);
     const done = typeof req.query.done === 'string' ? DONE[req.query.done] ?? null : null;
-    renderPage(res, 'people', { title: 'People', people, shops: shops.map((s) => ({ code: s.code, name: s.name })), roles, permissions, selfId: person.id, notice: done, error: null, ...extra }, status);
+    renderPage(res, 'people', { title: 'People', people, shops: shops.map((s) => ({ code: s.code, name: s.name })), roles, permissions, invitations, selfId: person.id, notice: done, error: null, invite: null, ...extra }, status);
   };
 
   router.get('/people', ...owner, async (req, res) => page(req, res));
@@ -48,6 +50,20 @@ export function peopleRoutes(deps: ApplicationDeps): Router {
     }
   };
 
+  router.post('/people/invite', ...owner, async (req, res) => {
+    const invite = { email: field(req.body, 'email'), name: field(req.body, 'name'), role: field(req.body, 'role'), permissions: fields(req.body, 'permissions'), shops: field(req.body, 'shopChoice') === 'all' ? null : fields(req.body, 'shops') };
+    try {
+      await invitePerson(db, currentPerson(res), invite, ownOrigin(deps.application, req), deps.now());
+      res.redirect(303, '/app/people?done=invite');
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      await page(req, res, { error: error.message, invite }, error.status);
+    }
+  });
+  router.post('/people/invitations/:id/revoke', ...owner, async (req, res) => {
+    await revokeInvitation(db, currentPerson(res).accountId, String(req.params.id), deps.now());
+    res.redirect(303, '/app/people?done=revoke');
+  });
   router.post('/people/:id/update', ...owner, act('update', (req, res, id) => updatePerson(db, currentPerson(res).accountId, id, {
     role: field(req.body, 'role') as never,
     permissions: fields(req.body, 'permissions'),

@@ -148,10 +148,11 @@ export const chatbotTopicsCapability = defineCapability({
     })),
     startPages: z.array(z.object({ type: z.enum(START_PAGE_TYPES), conversations: z.number().int(), share: rate })),
     knowledgeGapCandidates: z.array(z.object({
-      topic: z.enum(CHATBOT_TOPICS), question: z.string(), conversations: z.number().int(), unresolved: z.number().int(), botError: z.number().int(),
+      topic: z.enum(CHATBOT_TOPICS), question: z.string().optional().describe('The shopper\'s own words. Needs `chatbot-conversations:read`; absent without it.'), conversations: z.number().int(), unresolved: z.number().int(), botError: z.number().int(),
       answersWithoutSources: z.number().int(), lastAskedAt: timestamp,
     })),
   }),
+  fieldScopes: { 'knowledgeGapCandidates[].question': 'chatbot-conversations:read' },
   annotations: readOnly,
   handler: ({ ctx, period }) => chatbotTopics(ctx.db, ctx.shop!.id, period!),
 });

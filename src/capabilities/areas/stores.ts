@@ -13,13 +13,18 @@ const storeSchema = z.object({
   language: z.string(),
   timeZone: z.string().describe('IANA zone in which `from`/`to` of this shop are read.'),
   baseUrl: z.string(),
+  sync: z.object({
+    lastSyncedAt: z.string().nullable().describe('The instant up to which the shop\'s data was last synced completely.'),
+    error: z.string().nullable().describe('Why the latest sync attempt failed (e.g. the platform unreachable); null when the last run completed. The run is retried.'),
+    failingSince: z.string().nullable().describe('When the sync started failing; null when it is not failing.'),
+  }).describe('The shop\'s sync state.'),
 });
 
 /** Lists the account's shops the caller may see, with their codes. */
 export const storesList = defineCapability({
   name: 'stores.list',
   summary: 'The client\'s shops with their code.',
-  description: 'Returns every shop of the account this credential may see, with the shop code to pass as `market`, currency, country, language and time zone. Call this first to learn the shop codes.',
+  description: 'Returns every shop of the account this credential may see, with the shop code to pass as `market`, platform, currency, country, language, time zone and sync state (last complete sync, and why the latest attempt failed). Call this first to learn the shop codes.',
   path: '/stores',
   scope: 'stores:read',
   mcpTool: 'stores_list',
@@ -30,7 +35,9 @@ export const storesList = defineCapability({
   annotations: readOnly,
   handler: async ({ ctx }) => {
     const shops = await listShops(ctx.db, ctx.caller.account.id, ctx.caller.shopCodes);
-    return shops.map((s) => ({ code: s.code, name: s.name, platform: s.platform, currency: s.currency.trim(), country: s.country.trim(), language: s.language, timeZone: s.time_zone, baseUrl: s.base_url }));
+    return shops.map((s) => ({ code: s.code, name: s.name, platform: s.platform, currency: s.currency.trim(), country: s.country.trim(), language: s.language, timeZone: s.time_zone, baseUrl: s.base_url,
+      sync: { lastSyncedAt: iso(s.last_synced_at), error: s.sync_error, failingSince: iso(s.sync_error_at) },
+    }));
   },
 });
 

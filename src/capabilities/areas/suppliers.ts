@@ -38,13 +38,15 @@ const offerSchema = z.object({
   matched: z.boolean(),
   productName: z.string().nullable().describe('Catalogue name; null when unmatched.'),
   supplierCode: z.string().describe('The supplier\'s own code for the item.'),
-  price: moneySchema.describe('Purchase price per unit without VAT, in the supplier\'s currency.'),
+  price: moneySchema.optional().describe('Purchase price per unit without VAT, in the supplier\'s currency. Needs `purchase-prices:read`; absent without it.'),
   minQuantity: z.string().describe('Minimum order quantity, decimal string.'),
   leadTimeDays: z.number().int(),
   updatedAt: z.string(),
 });
 
 const supplierFieldScopes: FieldScopes = { contact: 'personal-data:read' };
+/** An offer's price is a purchase price (SPEC "Scope-to-data rules"). */
+const supplierWithOffersFieldScopes: FieldScopes = { ...supplierFieldScopes, 'offers[].price': 'purchase-prices:read' };
 const supplierIdParam = z.string().regex(/^\d{1,18}$/, 'a supplier id (digits)').describe('Supplier id, as `supplierId` in suppliers_list.');
 
 /** Lists the account's suppliers with counts for one shop and their cost components. */
@@ -68,7 +70,7 @@ export const suppliersList = defineCapability({
 export const suppliersGet = defineCapability({
   name: 'suppliers.get',
   summary: 'One supplier with offers and cost components.',
-  description: 'Returns one supplier by `supplierId` with its cost components and all its offers for the shop `market`, by product code: the catalogue product it matches (or unmatched), the supplier\'s code, price and currency, minimum quantity and lead time. Contacts need `personal-data:read`; bank and tax data are never returned.',
+  description: 'Returns one supplier by `supplierId` with its cost components and all its offers for the shop `market`, by product code: the catalogue product it matches (or unmatched), the supplier\'s code, price (with `purchase-prices:read`) and currency, minimum quantity and lead time. Contacts need `personal-data:read`; bank and tax data are never returned.',
   path: '/suppliers/{supplierId}',
   scope: 'purchasing:read',
   mcpTool: 'suppliers_get',
@@ -76,7 +78,7 @@ export const suppliersGet = defineCapability({
   market: 'required',
   params: z.object({ market, supplierId: supplierIdParam }).strict(),
   result: supplierSchema.extend({ offers: z.array(offerSchema).describe('Offers for this shop, by product code.') }),
-  fieldScopes: supplierFieldScopes,
+  fieldScopes: supplierWithOffersFieldScopes,
   annotations: readOnly,
   handler: async ({ params, ctx }) => {
     const supplier = await getSupplier(ctx.db, ctx.caller.account.id, ctx.shop!.id, params.supplierId);

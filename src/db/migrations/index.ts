@@ -19,7 +19,9 @@ import * as m018 from './018_shipping_rollups.js';
 import * as m019 from './019_webhook_due_retries.js';
 import * as m020 from './020_shop_credentials.js';
 import * as m030 from './030_sign_in_limits.js';
+import * as m045 from './045_person_invitations.js';
 import * as m050 from './050_affiliate_tracking_approvals.js';
+import * as m070 from './070_medusa.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -42,5 +44,7 @@ export const migrations = [
   { name: '019_webhook_due_retries', ...m019 },
   { name: '020_shop_credentials', ...m020 },
   { name: '030_sign_in_limits', ...m030 },
+  { name: '045_person_invitations', ...m045 },
   { name: '050_affiliate_tracking_approvals', ...m050 },
+  { name: '070_medusa', ...m070 },
 ];

@@ -120,6 +120,7 @@ function sanitizeMarkup(text: string): string {
 
 export class DemoPlatform implements ShopPlatformAdapter {
   readonly platform = 'demo';
+  // Every area (DEMO_CAPABILITIES); `products` reads nothing: the demo's catalogue is loaded with its history and never changes.
   readonly capabilities = DEMO_CAPABILITIES;
   readonly credentialFields = DEMO_CREDENTIAL_FIELDS;
   private readonly models = new Map<string, ShopModel>();
@@ -197,7 +198,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     const model = this.model(shop);
     const sinceMs = request.since ? request.since.getTime() : null;
     const untilMs = request.until.getTime();
-    if (sinceMs !== null && sinceMs >= untilMs) return;
+    if ((sinceMs !== null && sinceMs >= untilMs) || area === 'products') return;
     const resume = parsePosition(request.resume);
     let source: AsyncGenerator<ChangeBatch<SyncArea>>;
     if (area === 'stock') source = this.stockChanges(model, sinceMs, untilMs, resume, request.limit);

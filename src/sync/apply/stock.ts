@@ -27,14 +27,19 @@ export async function applyStock(trx: Knex.Transaction, shop: SyncShop, records:
       (await trx('stock_items').where({ shop_id: shop.id }).whereIn('code', items.map((i) => i.code)).select('id', 'code', ...FIGURES)).map((r) => [r.code, r]),
     );
     const fresh = [];
-    for (const item of items) {
+    for (const record of records) {
+      if (record.kind !== 'item') continue;
+      const item = record.item;
       const row = stockItemRow(shop.id, item);
       const s = stored.get(item.code);
+      const changed = !s || FIGURES.some((f) => s[f] !== row[f]);
       if (!s) fresh.push(row);
-      else if (FIGURES.some((f) => s[f] !== row[f])) {
+      else if (changed) {
         await trx('stock_items').where({ id: s.id as string }).update(Object.fromEntries([...FIGURES, 'updated_at'].map((f) => [f, row[f]])));
         written++;
       }
+      // A platform without movements announces the changed figures themselves (never a re-read of unchanged ones).
+      if (changed && record.announce) sink.emit('inventory.stock_changed', item.code, { item_id: item.code, sku: item.sku, kind: record.announce }, item.updatedAt);
     }
     await bulkInsert(trx, 'stock_items', fresh);
     written += fresh.length;
