@@ -3,10 +3,17 @@
  * expires on a durable timer (D30); once approved writes the items one by one through idempotent activities, each
  * storing its result in Postgres, then stores the final state. Autonomous text proposals are approved by policy at once.
  */
-import { ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler, allHandlersFinished } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler, allHandlersFinished, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Decision } from '../src/proposals/lifecycle.js';
 import { finalStatus, isFinal, type ItemOutcome } from '../src/proposals/model.js';
+import { opsSearchAttributes } from '../src/temporal/searchAttributes.js';
+
+/** Sets OpsStatus to the proposal's new status, when it was started with it (a namespace lacking it would fail the task). */
+function labelStatus(status: string): void {
+  if (workflowInfo().typedSearchAttributes.get(opsSearchAttributes.status) === undefined) return;
+  upsertSearchAttributes([{ key: opsSearchAttributes.status, value: status }]);
+}
 
 const { loadProposal, recordProposalDecision, finishProposal } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -83,6 +90,7 @@ export async function proposalWorkflow(input: ProposalInput): Promise<string> {
       phase = 'expired';
       final = 'expired';
       await finishProposal({ draftId, status: 'expired', atMs: Date.now() });
+      labelStatus('expired');
       return final;
     }
   }
@@ -91,12 +99,14 @@ export async function proposalWorkflow(input: ProposalInput): Promise<string> {
   await recordProposalDecision({ draftId, decision: taken, atMs: Date.now() });
   if (!taken.approve) {
     await finishProposal({ draftId, status: 'rejected', atMs: Date.now() });
+    labelStatus('rejected');
     final = 'rejected';
   } else {
     const outcomes: ItemOutcome[] = [];
     for (const itemId of proposal.itemIds) outcomes.push(await writeProposalItem({ itemId }));
     const status = finalStatus(proposal.kind, outcomes);
     await finishProposal({ draftId, status, atMs: Date.now() });
+    labelStatus(status);
     final = status;
   }
   await condition(allHandlersFinished);

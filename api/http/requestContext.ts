@@ -1,10 +1,11 @@
 /**
  * Request id on every request, on every log line written while serving it, and one access-log line per request at
- * `debug` (the minute's summary at `info` counts them: src/logSummary.ts).
+ * `debug` (the minute's summary at `info` counts them: src/logSummary.ts); the caller's W3C trace id beside it (`traceId`).
  */
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { logger, withLogContext } from '../../src/logger.js';
+import { traceIdOf } from '../../src/traceContext.js';
 import { countMcpRequest, countRequest } from '../../src/logSummary.js';
 import { mcpRequests, observeRequest } from '../../src/metrics/registry.js';
 import { HEALTH_PATH, READY_PATH } from './health.js';
@@ -29,13 +30,17 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   req.requestId = newRequestId();
   res.setHeader('Request-Id', req.requestId);
   const started = process.hrtime.bigint();
-  withLogContext({ requestId: req.requestId }, () => {
+  // The caller's W3C trace (`traceparent` header), so its tracing finds our lines; an MCP message's `_meta` overrides it.
+  const context: { requestId: string; traceId?: string } = { requestId: req.requestId };
+  const traceId = traceIdOf(req.get('traceparent'));
+  if (traceId) context.traceId = traceId;
+  withLogContext(context, () => {
     res.on('finish', () => {
       // The full path, not the mounted router's (/api/mcp, not /), without the query string: it may carry cursors and
       // search text, which need not be in the log.
       const path = req.originalUrl.split('?')[0];
       const fields: RequestLogFields = res.locals.logFields ?? {};
-      logger.debug({ requestId: req.requestId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...fields }, 'request');
+      logger.debug({ requestId: req.requestId, ...(context.traceId ? { traceId: context.traceId } : {}), method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, ...fields }, 'request');
       // Probes (every few seconds from an orchestrator) are not traffic.
       if (path === HEALTH_PATH || path === READY_PATH || path === '/metrics') return;
       countRequest(res.statusCode);

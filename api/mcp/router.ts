@@ -16,7 +16,8 @@ import { allScopes } from '../../src/auth/scopes.js';
 import { capabilitiesByTool } from '../../src/capabilities/registry.js';
 import type { RunDeps } from '../../src/capabilities/run.js';
 import { AppError, toAppError } from '../../src/errors.js';
-import { logger } from '../../src/logger.js';
+import { logger, setLogTraceId } from '../../src/logger.js';
+import { traceIdOf } from '../../src/traceContext.js';
 import { authenticateRequest } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
 import type { RequestLogFields } from '../http/requestContext.js';
@@ -247,6 +248,10 @@ export function createMcpRouter(deps: McpDeps): Router {
 
   router.use((req: Request, res: Response, next: NextFunction) => {
     res.locals.logFields = rpcLogFields(req.body);
+    // SEP-414 (2026-07-28): a request's `params._meta.traceparent` is its W3C trace; it names the message, so it wins
+    // over the HTTP header. Malformed or absent: ignored.
+    const traceId = traceIdOf((req.body as { params?: { _meta?: { traceparent?: unknown } } } | null)?.params?._meta?.traceparent);
+    if (traceId) setLogTraceId(traceId);
     next();
   });
 

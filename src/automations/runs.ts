@@ -124,12 +124,17 @@ async function advancePosition(trx: Knex.Transaction, position: number): Promise
 export interface StartableRun {
   runId: string;
   runWorkflowId: string;
+  /** For the run workflow's search attributes (account code, shop code, the automation's id); absent when cancelling. */
+  labels?: { account: string; shop: string | null; automation: string };
 }
 
 /** Pending runs without a workflow (new, or left by a crash between commit and start). */
 export async function unstartedRuns(db: Db, limit = 500): Promise<StartableRun[]> {
-  const rows = await db('automation_runs').select('id', 'run_workflow_id').where({ status: 'pending' }).whereNull('workflow_started_at').orderBy('id').limit(limit);
-  return rows.map((r) => ({ runId: String(r.id), runWorkflowId: r.run_workflow_id }));
+  const rows = await db('automation_runs as r').join('automations as au', 'au.id', 'r.automation_id').join('accounts as a', 'a.id', 'r.account_id')
+    .leftJoin('shops as s', 's.id', 'r.shop_id')
+    .select('r.id', 'r.run_workflow_id', 'a.code as account', 's.code as shop', 'au.workflow_id as automation')
+    .where('r.status', 'pending').whereNull('r.workflow_started_at').orderBy('r.id').limit(limit);
+  return rows.map((r) => ({ runId: String(r.id), runWorkflowId: r.run_workflow_id, labels: { account: r.account, shop: r.shop ?? null, automation: r.automation } }));
 }
 
 export async function markRunsStarted(db: Db, runIds: string[]): Promise<void> {

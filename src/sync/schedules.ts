@@ -7,6 +7,8 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from '../db/knex.js';
 import { scheduleIds, workflowIds } from '../temporal/constants.js';
+import { startLabelled } from '../temporal/labelledStart.js';
+import { opsSearchAttributes } from '../temporal/searchAttributes.js';
 import { listLiveShops } from './shops.js';
 
 /** Marks our Schedules in their memo. */
@@ -28,7 +30,8 @@ interface ScheduleMemo {
 }
 
 async function createShopSchedule(client: Client, memo: ScheduleMemo): Promise<void> {
-  await client.schedule.create({
+  // Each run carries OpsAccount/OpsShop/OpsKind=sync (docs/operations.md), unless the namespace lacks them.
+  await startLabelled({ account: memo.accountCode, shop: memo.shopCode, kind: 'sync' }, (typedSearchAttributes) => client.schedule.create({
     scheduleId: workflowIds.shopSync(memo.accountCode, memo.shopCode),
     spec: { intervals: [{ every: memo.intervalMs }] },
     action: {
@@ -36,11 +39,12 @@ async function createShopSchedule(client: Client, memo: ScheduleMemo): Promise<v
       // Temporal appends the scheduled time, e.g. sync-demo-sk-2026-11-21T10:00:00Z.
       workflowId: workflowIds.shopSync(memo.accountCode, memo.shopCode),
       args: [{ accountCode: memo.accountCode, shopCode: memo.shopCode }],
+      ...(typedSearchAttributes ? { typedSearchAttributes } : {}),
     },
     // A sync that is still running when the next one is due makes the next one wait for the one after.
     policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
     memo: { ...memo },
-  });
+  }));
 }
 
 async function deleteSchedule(client: Client, scheduleId: string): Promise<void> {

@@ -4,6 +4,7 @@ import { ScheduleAlreadyRunning, WorkflowExecutionAlreadyStartedError, type Clie
 import type { BulkOutcome, CommissionDecision } from '../affiliate/staff/commissions.js';
 import type { DrawUpResult } from '../affiliate/staff/payouts.js';
 import { TASK_QUEUE } from './constants.js';
+import { startLabelled } from './labelledStart.js';
 
 /** The Schedule that drafts each month's payouts on the 5th (A5's day), for the month before. */
 export const AFFILIATE_PAYOUT_SCHEDULE_ID = 'affiliate-monthly-payouts';
@@ -36,7 +37,10 @@ export async function ensureAffiliatePayoutSchedule(client: Client, taskQueue: s
 export async function runPayoutRun(client: Client, taskQueue: string, input: { accountId: string; accountCode: string; period: string; drawnUpBy: string }): Promise<{ workflowId: string; results: DrawUpResult[] }> {
   const workflowId = affiliateWorkflowIds.payoutRun(input.accountCode, input.period);
   try {
-    await client.workflow.start('affiliatePayoutRunWorkflow', { taskQueue, workflowId, args: [{ accountId: input.accountId, period: input.period, drawnUpBy: input.drawnUpBy }], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    await startLabelled({ account: input.accountCode, kind: 'affiliate-payout', key: input.period }, (typedSearchAttributes) => client.workflow.start('affiliatePayoutRunWorkflow', {
+      taskQueue, workflowId, args: [{ accountId: input.accountId, period: input.period, drawnUpBy: input.drawnUpBy }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...(typedSearchAttributes ? { typedSearchAttributes } : {}),
+    }));
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }

@@ -3,6 +3,7 @@ import { Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } f
 import type { RunWorkflows } from '../automations/runs.js';
 import type { AutomationRunInput } from '../../workflows/automationRun.js';
 import { TASK_QUEUE } from './constants.js';
+import { startLabelled } from './labelledStart.js';
 
 /** The automation consumer of one task queue, e.g. `automation-consumer-store-ops` (one runs per queue). */
 export const automationConsumerWorkflowId = (taskQueue: string) => `automation-consumer-${taskQueue}`;
@@ -21,7 +22,10 @@ export function automationRunWorkflowsClient(client: Client, taskQueue: string):
       try {
         const args: [AutomationRunInput] = [{ runId: run.runId }];
         // REJECT_DUPLICATE: a run whose workflow already ran (and closed) is never run again.
-        await client.workflow.start('automationRunWorkflow', { taskQueue, workflowId: run.runWorkflowId, args, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+        const labels = run.labels ? { account: run.labels.account, shop: run.labels.shop, kind: 'automation-run', key: run.labels.automation } : null;
+        await startLabelled(labels, (typedSearchAttributes) => client.workflow.start('automationRunWorkflow', {
+          taskQueue, workflowId: run.runWorkflowId, args, workflowIdReusePolicy: 'REJECT_DUPLICATE', ...(typedSearchAttributes ? { typedSearchAttributes } : {}),
+        }));
       } catch (error) {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       }

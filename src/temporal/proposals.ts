@@ -8,12 +8,22 @@ import type { DecideInput, DecideResult, ProposalInput } from '../../workflows/p
 import { logger } from '../logger.js';
 import type { TemporalAccess } from './access.js';
 import { TASK_QUEUE } from './constants.js';
+import { startLabelled, type OpsLabels } from './labelledStart.js';
+
+/** A proposal's search attributes: account, shop, `proposal.<kind>`, its draft id and status (docs/operations.md). */
+async function proposalLabels(db: Db, draftId: string): Promise<OpsLabels | null> {
+  const row = await db('proposals as p').join('accounts as a', 'a.id', 'p.account_id').join('shops as s', 's.id', 'p.shop_id')
+    .where('p.draft_id', draftId).first('a.code as account', 's.code as shop', 'p.kind', 'p.status');
+  return row ? { account: row.account, shop: row.shop, kind: `proposal.${row.kind}`, key: draftId, status: row.status } : null;
+}
 
 /** Starts the workflow of a stored proposal (idempotent: an existing or finished one is never started again) and marks it started. */
 export async function startProposalWorkflow(db: Db, client: Client, draftId: string, taskQueue: string = TASK_QUEUE): Promise<void> {
   try {
     const args: [ProposalInput] = [{ draftId }];
-    await client.workflow.start('proposalWorkflow', { taskQueue, workflowId: proposalWorkflowId(draftId), args, workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    await startLabelled(await proposalLabels(db, draftId), (typedSearchAttributes) => client.workflow.start('proposalWorkflow', {
+      taskQueue, workflowId: proposalWorkflowId(draftId), args, workflowIdReusePolicy: 'REJECT_DUPLICATE', ...(typedSearchAttributes ? { typedSearchAttributes } : {}),
+    }));
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }

@@ -17,5 +17,28 @@ export const webhookSearchAttributes = {
 /** A delivery workflow's status as the UI filters it: waiting for its next attempt, held by a pause or plan, or ended. */
 export type WebhookWorkflowStatus = 'RETRYING' | 'ATTEMPTING' | 'HELD' | 'SENT' | 'FAILED' | 'SKIPPED';
 
+/**
+ * The other workflows' attributes (issue 29 point 5): the account and shop they act for, what kind of work it is and
+ * its business key, so the UI finds "the proposals of shop sk still pending" or "automation 12's runs". Five generic
+ * keys rather than one set per workflow type: a namespace holds at most 10 Keyword attributes (O13).
+ */
+export const opsSearchAttributes = {
+  /** The account's code (`demo`). */
+  account: defineSearchAttributeKey('OpsAccount', SearchAttributeType.KEYWORD),
+  /** The shop's code (`sk`); absent for account-level work (automation runs of account events, payouts). */
+  shop: defineSearchAttributeKey('OpsShop', SearchAttributeType.KEYWORD),
+  /** `sync`, `proposal.<kind>` (`proposal.availabilities`, `proposal.product_texts`, …), `automation-run`, `affiliate-payout`. */
+  kind: defineSearchAttributeKey('OpsKind', SearchAttributeType.KEYWORD),
+  /** The business key: a proposal's draft id, an automation's id (`wf_…`), a payout run's month (`2026-11`). */
+  key: defineSearchAttributeKey('OpsKey', SearchAttributeType.KEYWORD),
+  /** A proposal's status: `pending` at start, upserted to its final status (`rejected`, `expired`, …) by the workflow. */
+  status: defineSearchAttributeKey('OpsStatus', SearchAttributeType.KEYWORD),
+} as const;
+
 /** `--search-attribute` values for `temporal server start-dev` (every attribute above, by name and type). */
-export const devServerSearchAttributes: string[] = Object.values(webhookSearchAttributes).map((key) => `${key.name}=Keyword`);
+export const devServerSearchAttributes: string[] = [...Object.values(webhookSearchAttributes), ...Object.values(opsSearchAttributes)].map((key) => `${key.name}=Keyword`);
+
+/** Whether an error says the namespace lacks a search attribute (not registered on that cluster, or a test server). */
+export function isUnknownSearchAttribute(error: unknown): boolean {
+  return /search attribute/i.test(String((error as Error)?.message ?? '')) || /search attribute/i.test(String((error as { cause?: Error })?.cause?.message ?? ''));
+}

@@ -7,7 +7,7 @@ import type { WebhookWorkflowStatus } from './searchAttributes.js';
 import type { WebhookDeliveryInput } from '../../workflows/webhookDelivery.js';
 import type { WebhookEndpointInput } from '../../workflows/webhookEndpoint.js';
 import { scheduleIds, TASK_QUEUE, webhookSignals, workflowIds } from './constants.js';
-import { webhookSearchAttributes } from './searchAttributes.js';
+import { isUnknownSearchAttribute, webhookSearchAttributes } from './searchAttributes.js';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { logger } from '../logger.js';
 
@@ -57,9 +57,6 @@ export async function notifyEndpointActor(temporal: TemporalAccess, endpointId: 
 /** Whether the namespace has our search attributes: assumed until a start says otherwise (then for the process). */
 let labelsAccepted = true;
 
-function isUnknownSearchAttribute(error: unknown): boolean {
-  return /search attribute/i.test(String((error as Error)?.message ?? '')) || /search attribute/i.test(String((error as { cause?: Error })?.cause?.message ?? ''));
-}
 
 /** A delivery workflow's search attributes (W3). */
 export function deliveryAttributes(d: StartableDelivery, status: WebhookWorkflowStatus): TypedSearchAttributes {

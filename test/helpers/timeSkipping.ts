@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from '../../src/db/knex.js';
+import { disableOpsLabels } from '../../src/temporal/labelledStart.js';
 import { createWorker, type WorkerDeps } from '../../src/entry/compose.js';
 import { installRuntimeLogger } from '../../src/temporal/worker.js';
 import { testWorkerDeps } from './service.js';
@@ -20,6 +21,8 @@ export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment
 
 export async function startTimeSkippingWorker(db: Db, options: { queuePrefix: string; webhooks?: WorkerDeps['webhooks'] }): Promise<TimeSkippingWorker> {
   const env = await startTimeSkippingServer();
+  // The time-skipping server knows no custom search attributes (as W3's webhook option): start workflows unlabelled.
+  disableOpsLabels();
   const taskQueue = `${options.queuePrefix}-${crypto.randomBytes(4).toString('hex')}`;
   const deps = testWorkerDeps({ db, temporalAddress: env.address, namespace: env.namespace ?? 'default', taskQueue, ...(options.webhooks ? { webhooks: options.webhooks } : {}) });
   // The time-skipping server knows no custom search attributes: delivery workflows start without them here.
