@@ -4,6 +4,7 @@
  * redirect of success), sees none of `demo`'s data, and changes no `demo` row. Every route with a parameter in
  * api/app/pages must be in ROUTES (or in NOT_RECORDS with its reason), so a new page joins by construction.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
@@ -47,6 +48,7 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['POST', '/affiliate/partners/:id/state'],
   ['POST', '/affiliate/commissions/:id/decide'],
   ['GET', '/affiliate/payouts/:id/statement.pdf'],
+  ['POST', '/people/invitations/:id/revoke'],
 ];
 
 /** Routes with a parameter that is not a tenant's record. */
@@ -56,6 +58,8 @@ const NOT_RECORDS: Record<string, string> = {
   // Shop data by market and code: these pages run the capability (customers_get, documents_get, documents_pdf) for
   // the person (src/people/asCaller.ts), so account and shop are checked by the same code the registry-driven matrix
   // of test/contract/isolation.test.ts proves for every capability.
+  'GET /invitation/:token': 'an invitation link, found by its secret token (only its hash is stored), opened without an account',
+  'POST /invitation/:token': 'an invitation link, found by its secret token (only its hash is stored), opened without an account',
   'GET /customers/:market/:customerKey': 'shop data read through the customers_get capability (isolation matrix)',
   'GET /documents/:market/:type/:code': 'shop data read through the documents capabilities (isolation matrix)',
   'GET /documents/:market/:type/:code/pdf': 'shop data read through the documents capabilities (isolation matrix)',
@@ -77,12 +81,17 @@ test.before(async (t) => {
   const demoPerson = await makePerson(db, { account: 'demo', role: 'member' });
   const partnerId = (await db('affiliate_partners').where({ account_id: demo.id }).first('id')).id;
   const conversionId = (await db('affiliate_conversions as c').join('affiliate_partners as p', 'p.id', 'c.partner_id').where('p.account_id', demo.id).first('c.id')).id;
+  const invitationId = 'inv_isolation_demo';
+  await db('person_invitations').insert({
+    id: invitationId, account_id: demo.id, email: 'invited-isolation@example.com', role: 'member', permissions: [], all_shops: false, shop_codes: [],
+    token_hash: crypto.randomBytes(32), invited_by: demoPerson.id, created_at: new Date(), expires_at: new Date(Date.now() + 7 * 86_400_000),
+  });
   const payoutId = (await db('affiliate_payouts as o').join('affiliate_partners as p', 'p.id', 'o.partner_id').where('p.account_id', demo.id).first('o.id')).id;
   t.context = {
     database, server,
     ids: {
       draftId, workflowId, id: '', endpointId, deliveryId: String(delivery.id), keyId: String(keyId), connectionId: String(connectionId),
-      personId: demoPerson.id, partnerId: String(partnerId), conversionId: String(conversionId), payoutId: String(payoutId),
+      personId: demoPerson.id, invitationId, partnerId: String(partnerId), conversionId: String(conversionId), payoutId: String(payoutId),
     },
   };
 });
@@ -95,7 +104,7 @@ test.after.always(async (t) => {
 /** `route` with demo's ids: `:id` is the endpoint, key or connection by the page it is on. */
 function pathOf(route: string, ids: Record<string, string>): string {
   const byPrefix: Array<[string, string]> = [
-    ['/keys', ids.keyId!], ['/connections', ids.connectionId!], ['/people', ids.personId!], ['/affiliate/partners', ids.partnerId!],
+    ['/keys', ids.keyId!], ['/connections', ids.connectionId!], ['/people/invitations', ids.invitationId!], ['/people', ids.personId!], ['/affiliate/partners', ids.partnerId!],
     ['/affiliate/commissions', ids.conversionId!], ['/affiliate/payouts', ids.payoutId!],
   ];
   const idFor = byPrefix.find(([prefix]) => route.startsWith(prefix))?.[1] ?? ids.endpointId;
@@ -113,6 +122,7 @@ async function demoDigest(db: TestDatabase['db']): Promise<string> {
       union all select concat_ws(',', k.id, k.revoked_at) from access_keys k where account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', c.id, c.revoked_at) from oauth_connections c where account_id = (select id from accounts where code = 'demo')
       union all select p::text from people p where account_id = (select id from accounts where code = 'demo')
+      union all select i::text from person_invitations i where account_id = (select id from accounts where code = 'demo')
       union all select p::text from affiliate_partners p where account_id = (select id from accounts where code = 'demo')
       union all select c::text from affiliate_conversions c join affiliate_partners p on p.id = c.partner_id where p.account_id = (select id from accounts where code = 'demo')
     ) t`);
