@@ -8,7 +8,6 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client } from '@tem
 import type { Db } from '../db/knex.js';
 import { scheduleIds, workflowIds } from '../temporal/constants.js';
 import { startLabelled } from '../temporal/labelledStart.js';
-import { opsSearchAttributes } from '../temporal/searchAttributes.js';
 import { listLiveShops } from './shops.js';
 
 /** Marks our Schedules in their memo. */
