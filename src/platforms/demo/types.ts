@@ -1,32 +1,16 @@
 /** Shapes of the demo generator's own data (catalogue, carriers); the synced records' shapes live in the domain (src/records). */
 import type { CarrierProfile, Currency } from './catalogue.js';
+import type { Category, Product } from '../../records/types.js';
 export type {
   OrderItem as GeneratedOrderItem, TrackingEvent as GeneratedTrackingEvent, ShipmentOutcome, Shipment as GeneratedShipment, Customer as GeneratedCustomer, StatusChange, OrderContent, DiscountLine as GeneratedDiscountLine, CouponDiscount, Coupon as GeneratedCoupon, Order as GeneratedOrder, DocumentType, Document as GeneratedDocument, ClaimType, ClaimResolution, ReturnShipment as GeneratedReturnShipment, Claim as GeneratedClaim, StockMovementKind, StockMovement as GeneratedStockMovement, StockSource, StockItem as GeneratedStockItem, SearchConsoleStatus, SearchConsoleRun as GeneratedSearchConsoleRun, SearchConsoleProperty as GeneratedSearchConsoleProperty, DocumentLine as GeneratedDocumentLine, VatRateLine as GeneratedVatRateLine, DocumentLifecycle, DocumentRecord as GeneratedDocumentRecord,
 } from '../../records/types.js';
 
-export interface GeneratedCategory {
-  guid: string;
-  name: string;
-  parentGuid: string | null;
-  position: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** The demo's categories are the domain's. */
+export type GeneratedCategory = Category;
 
-export interface GeneratedProduct {
-  code: string;
-  name: string;
-  ean: string;
-  plu: string | null;
-  categoryGuid: string;
+/** The demo's products are the domain's, with the demo's own (narrower) currency type. */
+export interface GeneratedProduct extends Omit<Product, 'currency'> {
   currency: Currency;
-  priceWithVatMinor: number;
-  vatRate: number;
-  /** Current card purchase price without VAT; null when the shop does not know it. */
-  purchasePriceMinor: number | null;
-  active: boolean;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface GeneratedCarrier {
