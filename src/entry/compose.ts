@@ -6,7 +6,7 @@
  * No other module reads the configuration or connects to Temporal (test/contract/compositionRoot.test.ts keeps it so).
  */
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, type Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { AppDeps } from '../../api/app.js';
 import type { ApplicationOptions } from '../../api/app/index.js';
 import { isLoopbackHost, type McpOptions } from '../../api/mcp/router.js';
@@ -140,8 +140,8 @@ export interface WorkerDeps {
   namespace: string;
   /** Defaults to TASK_QUEUE; tests use their own queue so parallel test files never take each other's tasks. */
   taskQueue?: string;
-  /** A pre-built bundle (tests build it once per run); otherwise the worker bundles the compiled workflows. */
-  workflowBundle?: WorkflowBundleWithSourceMap;
+  /** A pre-built bundle (the test run builds one, TEST_WORKFLOW_BUNDLE); otherwise the worker bundles the compiled workflows. */
+  workflowBundle?: WorkflowBundleOption;
   /** The webhook dispatcher's longest sleep without a notification (tests lengthen it to prove LISTEN/NOTIFY wakes it). */
   dispatcherIdleMs?: number;
 }

@@ -6,14 +6,13 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createDb } from '../../src/db/knex.js';
-import { workflowsPath } from '../../src/temporal/worker.js';
-import { testParts } from './service.js';
+import { testParts, testWorkflowSource } from './service.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 const db = createDb(process.env.TEST_DB_URL!);
 const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
 const worker = await Worker.create({
-  connection, namespace: 'default', taskQueue: process.env.TEST_TASK_QUEUE!, workflowsPath, maxCachedWorkflows: 0, activities: createActivities({ db, ...testParts(db) }),
+  connection, namespace: 'default', taskQueue: process.env.TEST_TASK_QUEUE!, ...testWorkflowSource(), maxCachedWorkflows: 0, activities: createActivities({ db, ...testParts(db) }),
 });
 const running = worker.run();
 process.stdout.write('ready\n');

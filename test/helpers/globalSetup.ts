@@ -2,7 +2,12 @@
  * Run once per `npm test` by scripts/test.mjs: migrates a template database and loads the demo data into it,
  * so each test file gets its own copy in milliseconds (CREATE DATABASE ... TEMPLATE).
  */
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { workflowsPath } from '../../src/temporal/worker.js';
 import { createDb, migrateLatest } from '../../src/db/knex.js';
 import { loadDemoAccounts } from '../../src/platforms/demo/load.js';
 import { TEST_NOW, TEST_SEED } from './constants.js';
@@ -29,7 +34,19 @@ export async function prepare(): Promise<Record<string, string>> {
   } finally {
     await db.destroy();
   }
-  return { TEST_TEMPLATE_DB: template, ...(await prepareBrowser()) };
+  return { TEST_TEMPLATE_DB: template, ...(await bundleWorkflows()), ...(await prepareBrowser()) };
+}
+
+/**
+ * Bundles the workflows once per run (webpack, seconds of CPU each time) into a file every test worker loads
+ * (test/helpers/service.ts `testWorkflowSource`); the file goes with the run's process.
+ */
+async function bundleWorkflows(): Promise<Record<string, string>> {
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  const codePath = path.join(tmpdir(), `svc-test-workflows-${process.pid}.js`);
+  writeFileSync(codePath, code);
+  process.once('exit', () => { try { rmSync(codePath, { force: true }); } catch { /* already gone */ } });
+  return { TEST_WORKFLOW_BUNDLE: codePath };
 }
 
 /** Drops the run's template database: on a server the run does not own (DATABASE_URL) it would outlive the run. */

@@ -7,6 +7,7 @@ import type { AppDeps } from '../../api/app.js';
 import type { Db } from '../../src/db/knex.js';
 import { loadConfig } from '../../src/config/index.js';
 import { serviceParts, type WorkerDeps } from '../../src/entry/compose.js';
+import { workflowsPath } from '../../src/temporal/worker.js';
 import type { Secrets } from '../../src/secrets.js';
 import { TEST_CURSOR_SECRET } from './constants.js';
 
@@ -27,7 +28,15 @@ export function testAppDeps(db: Db, now: () => Date, writes: Pick<AppDeps, 'plat
 /** A worker's dependencies as the root builds them over the test configuration; `deps` adds or replaces (own DNS, settings). */
 export function testWorkerDeps(deps: Pick<WorkerDeps, 'db' | 'temporalAddress'> & Partial<WorkerDeps>): WorkerDeps {
   const parts = serviceParts(TEST_CONFIG, TEST_SECRETS, deps.db);
-  return { namespace: 'default', platforms: parts.platforms, webhooks: parts.webhooks, ...deps };
+  return { namespace: 'default', platforms: parts.platforms, webhooks: parts.webhooks, ...testWorkflowSource(), ...deps };
+}
+
+/**
+ * The workflow code for a test worker: the bundle the run built once (globalSetup, TEST_WORKFLOW_BUNDLE), so ~45
+ * workers per run do not each run webpack over the workflows; outside `npm test` the compiled entry point.
+ */
+export function testWorkflowSource(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  return process.env.TEST_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE } } : { workflowsPath };
 }
 
 /** The root's settings over the test configuration (for test worker processes that register activities themselves). */

@@ -5,8 +5,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createDb } from '../../src/db/knex.js';
-import { workflowsPath } from '../../src/temporal/worker.js';
-import { testParts } from './service.js';
+import { testParts, testWorkflowSource } from './service.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
 const db = createDb(process.env.TEST_DB_URL!);
@@ -16,7 +15,7 @@ const worker = await Worker.create({
   connection,
   namespace: 'default',
   taskQueue: process.env.TEST_TASK_QUEUE!,
-  workflowsPath,
+  ...testWorkflowSource(),
   activities: createActivities({ db, ...testParts(db), beforeSyncCommit: () => new Promise((resolve) => setTimeout(resolve, delayMs)) }),
 });
 process.stdout.write('ready\n');

@@ -57,6 +57,8 @@ test.serial('When the worker is killed after the shop took an item but before it
   await startProposalWorkflow(db, t.context.env.client, draftId, taskQueue);
   // The page's patience is long here: the take-over waits for the dead worker's activity time-out (30 s).
   const decision = decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' }, 170_000);
+  // Awaited below; a rejection before then must fail that await, not count as an unhandled rejection of the file.
+  decision.catch(() => undefined);
   await first.midWrite;
   // The shop has item 1's text; its result is not stored.
   t.is((await db('demo_shop_writes').where({ shop_id: shop.id, kind: 'product_texts', key: codes[1] }).first()).value.metaTitle, 'Crash test title 1');
@@ -98,6 +100,8 @@ test.serial('When the worker dies in the middle of a dictionary write, then the 
   await startProposalWorkflow(db, t.context.env.client, draftId, taskQueue);
   // The page's patience is long here: the take-over waits for the dead worker's activity time-out (30 s).
   const decision = decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' }, 170_000);
+  // Awaited below; a rejection before then must fail that await, not count as an unhandled rejection of the file.
+  decision.catch(() => undefined);
   await first.midWrite;
   t.is((await getDraft(db, account.id, null, draftId)).status, 'writing');
   t.is(await t.context.env.client.workflow.getHandle(proposalWorkflowId(draftId)).query<string>('state'), 'writing');
