@@ -44,7 +44,7 @@ test('When docker-compose is installed, then `docker-compose config` validates t
   if (which.status !== 0) {
     // Debian's docker-compose is not on every machine; the structural checks above still run.
     t.log('docker-compose not installed: structural checks only');
-    t.is(which.status, 1);
+    t.not(which.status, 0);
     return;
   }
   const env = { ...process.env, PUBLIC_BASE_URL: 'https://data.example.com', CURSOR_SECRET: 'x'.repeat(32), SECRETS_KEY: 'ab'.repeat(32) };

@@ -228,13 +228,16 @@ test('When an authorization request names no scope, then it reaches consent, whi
 });
 
 test('When a client registers a plain-http redirect URI off loopback or a custom scheme, then registration is refused; https and loopback http pass', async (t) => {
-  for (const uri of ['http://client.example.com/callback', 'http://10.0.0.5/callback', 'myapp:/callback', 'javascript:alert(1)']) {
-    const refused = await register(t.context.server.baseUrl, { redirect_uris: [uri] });
-    t.is(refused.status, 400, uri);
-    t.is(refused.body.error, 'invalid_redirect_uri', uri);
-  }
-  for (const uri of ['https://client.example.com/callback', 'http://127.0.0.1:8123/cb', 'http://localhost/cb', 'http://[::1]:7000/cb']) {
-    t.is((await register(t.context.server.baseUrl, { redirect_uris: [uri] })).status, 201, uri);
+  // As a native app and as a web app (which the library itself lets use plain http anywhere): our rule holds for both.
+  for (const application_type of ['native', 'web']) {
+    for (const uri of ['http://client.example.com/callback', 'http://10.0.0.5/callback', 'myapp:/callback', 'javascript:alert(1)', 'https://client.example.com/callback#frag']) {
+      const refused = await register(t.context.server.baseUrl, { redirect_uris: [uri], application_type });
+      t.is(refused.status, 400, `${application_type} ${uri}`);
+      t.is(refused.body.error, 'invalid_redirect_uri', `${application_type} ${uri}`);
+    }
+    for (const uri of ['https://client.example.com/callback', 'http://127.0.0.1:8123/cb', 'http://localhost/cb', 'http://[::1]:7000/cb']) {
+      t.is((await register(t.context.server.baseUrl, { redirect_uris: [uri], application_type })).status, 201, `${application_type} ${uri}`);
+    }
   }
 });
 

@@ -285,12 +285,13 @@ test.serial('When the retention clean-up runs, then log entries older than 30 da
   await waitUntil(async () => (await db('webhook_deliveries').where({ endpoint_id: endpoint.id })).length === 3);
   const [oldSent, newSent, oldPending] = (await db('webhook_deliveries').where({ endpoint_id: endpoint.id }).orderBy('id').pluck('id')).map(String);
   const now = new Date();
-  const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
-  await db('webhook_deliveries').where({ id: oldSent }).update({ status: 'SENT', attempts: 1, completed_at: days(31) });
-  await db('webhook_deliveries').where({ id: newSent }).update({ status: 'SENT', attempts: 1, completed_at: days(29) });
+  const days = (n: number, seconds = 0) => new Date(now.getTime() - n * 86_400_000 - seconds * 1000);
+  // Both sides of the bound: one second past 30 days goes, one second short of it stays.
+  await db('webhook_deliveries').where({ id: oldSent }).update({ status: 'SENT', attempts: 1, completed_at: days(30, 1) });
+  await db('webhook_deliveries').where({ id: newSent }).update({ status: 'SENT', attempts: 1, completed_at: days(30, -1) });
   await db('webhook_delivery_attempts').insert([
-    { delivery_id: oldSent, attempt: 1, outcome: 'success', http_status: 200, attempted_at: days(31), duration_ms: 5 },
-    { delivery_id: newSent, attempt: 1, outcome: 'success', http_status: 200, attempted_at: days(29), duration_ms: 5 },
+    { delivery_id: oldSent, attempt: 1, outcome: 'success', http_status: 200, attempted_at: days(30, 1), duration_ms: 5 },
+    { delivery_id: newSent, attempt: 1, outcome: 'success', http_status: 200, attempted_at: days(30, -1), duration_ms: 5 },
     { delivery_id: oldPending, attempt: 1, outcome: 'http_error', http_status: 500, attempted_at: days(40), duration_ms: 5 },
   ]);
   const removed = await purgeDeliveryLog(db, now);
