@@ -4,39 +4,17 @@
  * page, field by field), and a member without personal data gets neither names on screen nor e-mail columns in
  * the file.
  */
-import anyTest, { type TestFn } from 'ava';
 import ExcelJS from 'exceljs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, freshPagePerTest, signInInBrowser } from '../helpers/browser.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { issueKey, type TestServer } from '../helpers/server.js';
+import type { Page } from 'playwright-core';
+import { makePerson } from '../helpers/application.js';
+import { applicationPageTest, type ApplicationPageContext } from '../helpers/applicationPages.js';
+import { signInInBrowser } from '../helpers/browser.js';
+import { issueKey } from '../helpers/server.js';
 
-interface Context {
-  database: TestDatabase;
-  server: TestServer;
-  browser: Browser;
-  browserContext: BrowserContext;
-  page: Page;
-}
-
-const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  const database = await createTestDatabase();
-  Object.assign(t.context, { database, server: await startApplicationServer(database.db, testApplicationOptions()), browser: await connectBrowser() });
-});
-
-test.after.always(async (t) => {
-  await t.context.browser?.close();
-  await t.context.server?.close();
-  await t.context.database?.drop();
-});
-
-freshPagePerTest(test);
+const test = applicationPageTest();
 
 /** Every customer of shop sk as the API lists them for a key with these scopes. */
-async function apiDirectory(t: { context: Context }, scopes: string[]): Promise<Array<Record<string, any>>> {
+async function apiDirectory(t: { context: ApplicationPageContext }, scopes: string[]): Promise<Array<Record<string, any>>> {
   const key = await issueKey(t.context.database.db, { scopes: scopes as never });
   const all: Array<Record<string, any>> = [];
   let cursor = '';

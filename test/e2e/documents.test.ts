@@ -4,41 +4,17 @@
  * carries the totals and buyer the screen shows. A person without personal data sees no buyer and gets no PDF.
  */
 import crypto from 'node:crypto';
-import anyTest, { type TestFn } from 'ava';
 import { PDFParse } from 'pdf-parse';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, freshPagePerTest, signInInBrowser } from '../helpers/browser.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { issueKey, type TestServer } from '../helpers/server.js';
+import { makePerson } from '../helpers/application.js';
+import { applicationPageTest } from '../helpers/applicationPages.js';
+import { signInInBrowser } from '../helpers/browser.js';
+import { issueKey } from '../helpers/server.js';
 
-interface Context {
-  database: TestDatabase;
-  server: TestServer;
-  browser: Browser;
-  browserContext: BrowserContext;
-  page: Page;
-  invoiceCode: string;
-}
-
-const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  const database = await createTestDatabase();
+const test = applicationPageTest(async (database) => {
   const invoice = await database.db('documents as d').join('shops as s', 's.id', 'd.shop_id')
     .where({ 's.code': 'sk', 'd.type': 'invoice', 'd.pdf_available': true }).orderBy('d.issued_at', 'desc').first('d.code');
-  Object.assign(t.context, {
-    database, server: await startApplicationServer(database.db, testApplicationOptions()), browser: await connectBrowser(), invoiceCode: invoice.code,
-  });
+  return { invoiceCode: invoice.code as string };
 });
-
-test.after.always(async (t) => {
-  await t.context.browser?.close();
-  await t.context.server?.close();
-  await t.context.database?.drop();
-});
-
-freshPagePerTest(test);
 
 test.serial('When a person searches an invoice, opens it and downloads its PDF, then the bytes are the API\'s and the PDF prints what the screen shows', async (t) => {
   const { page, invoiceCode, server } = t.context;

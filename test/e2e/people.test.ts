@@ -4,37 +4,13 @@
  * factor and disables them, and the key stops working. A member gets no People page; the owner cannot change
  * themselves there.
  */
-import anyTest, { type TestFn } from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadPerson } from '../../src/people/people.js';
 import { issueKeyAsPerson } from '../../src/people/keys.js';
-import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { connectBrowser, freshPagePerTest, signInInBrowser } from '../helpers/browser.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import type { TestServer } from '../helpers/server.js';
+import { makePerson } from '../helpers/application.js';
+import { applicationPageTest } from '../helpers/applicationPages.js';
+import { signInInBrowser } from '../helpers/browser.js';
 
-interface Context {
-  database: TestDatabase;
-  server: TestServer;
-  browser: Browser;
-  browserContext: BrowserContext;
-  page: Page;
-}
-
-const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  const database = await createTestDatabase();
-  Object.assign(t.context, { database, server: await startApplicationServer(database.db, testApplicationOptions()), browser: await connectBrowser() });
-});
-
-test.after.always(async (t) => {
-  await t.context.browser?.close();
-  await t.context.server?.close();
-  await t.context.database?.drop();
-});
-
-freshPagePerTest(test);
+const test = applicationPageTest();
 
 test.serial('When the owner narrows, resets and disables a member on the People page, then the member\'s key follows at once', async (t) => {
   const { page, database, server } = t.context;
