@@ -1,5 +1,6 @@
 /** The application (/app) on port 0 with a real clock, people made through the service's own code, and a cookie-keeping client. */
 import crypto from 'node:crypto';
+import anyTest, { type TestFn } from 'ava';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app.js';
 import type { ApplicationOptions } from '../../api/app/index.js';
@@ -10,6 +11,7 @@ import { createPerson } from '../../src/people/people.js';
 import type { Role } from '../../src/people/model.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 import { systemResolver } from '../../src/webhooks/addresses.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
 import type { TestServer, WriteDeps } from './server.js';
 import { testAppDeps } from './service.js';
 
@@ -33,6 +35,23 @@ export async function startApplicationServer(db: Db, application: ApplicationOpt
       server.close(() => resolve());
     }),
   };
+}
+
+/** The CSRF token of the first form in `html` (every form of the application carries one). */
+export const csrfOf = (html: string): string => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+/** An integration file's `test` over the application: a copy of the demo database and the app's server for the file. */
+export function applicationServerTest(): TestFn<{ database: TestDatabase; server: TestServer }> {
+  const test = anyTest as TestFn<{ database: TestDatabase; server: TestServer }>;
+  test.before(async (t) => {
+    const database = await createTestDatabase();
+    t.context = { database, server: await startApplicationServer(database.db, testApplicationOptions()) };
+  });
+  test.after.always(async (t) => {
+    await t.context.server?.close();
+    await t.context.database?.drop();
+  });
+  return test;
 }
 
 export interface PersonOptions {

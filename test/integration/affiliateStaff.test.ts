@@ -6,7 +6,7 @@
  * test/workflows/affiliatePayouts.test.ts runs the same through the workflows.
  */
 import anyTest, { type TestFn } from 'ava';
-import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions, csrfOf } from '../helpers/application.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import type { TestServer } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
@@ -24,7 +24,6 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 async function signedIn(t: { context: Context }, options: Parameters<typeof makePerson>[1]): Promise<{ client: FormClient; id: string }> {
   const person = await makePerson(t.context.database.db, options);

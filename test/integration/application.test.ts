@@ -9,7 +9,7 @@ import anyTest, { type TestFn } from 'ava';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { generate } from 'otplib';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { FormClient, makePerson, startApplicationServer, testApplicationOptions, TEST_PASSWORD } from '../helpers/application.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions, TEST_PASSWORD, csrfOf } from '../helpers/application.js';
 import { api, issueKey, type TestServer } from '../helpers/server.js';
 import { startTotpEnrolment, confirmTotpEnrolment } from '../../src/people/totp.js';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
@@ -36,7 +36,6 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 test('When a person signs in, then the session id changes (no fixation) and the old id is worthless', async (t) => {
   const person = await makePerson(t.context.database.db);

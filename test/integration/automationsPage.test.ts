@@ -3,33 +3,17 @@
  * CSRF, validation problems shown, publish → enable → run → disable through the same domain services as the CLI, and
  * an event that never runs one automation twice. No Temporal here: the page records runs and says the worker starts them.
  */
-import anyTest, { type TestFn } from 'ava';
 import { createDraft, publishAutomation, updateDraft } from '../../src/automations/drafts.js';
 import { deleteEndpoint } from '../../src/webhooks/endpoints.js';
-import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { FormClient, makePerson, applicationServerTest, csrfOf } from '../helpers/application.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { TestDatabase } from '../helpers/db.js';
 import type { TestServer } from '../helpers/server.js';
 import { fakeDns, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
-interface Context {
-  database: TestDatabase;
-  server: TestServer;
-}
+const test = applicationServerTest();
+type Context = { database: TestDatabase; server: TestServer };
 
-const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  const database = await createTestDatabase();
-  t.context = { database, server: await startApplicationServer(database.db, testApplicationOptions()) };
-});
-
-test.after.always(async (t) => {
-  await t.context.server?.close();
-  await t.context.database?.drop();
-});
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 let seq = 0;
 
 async function draft(t: { context: Context }, rule = sampleRule()): Promise<string> {

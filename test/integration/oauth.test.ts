@@ -5,7 +5,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions, csrfOf } from '../helpers/application.js';
 import { connectWithOAuth, finishOAuth, metadataDocumentFetch, startCallbackReceiver, TestOAuthProvider } from '../helpers/oauthClient.js';
 import { fakeDns } from '../helpers/webhooks.js';
 import type { TestServer } from '../helpers/server.js';
@@ -42,7 +42,6 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 /** Follows redirects inside the service with the person's cookies until the page or the client's callback. */
 async function follow(person: FormClient, start: string): Promise<{ path: string; text: string; callback: URL | null }> {

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions, csrfOf } from '../helpers/application.js';
 import { fakeDns } from '../helpers/webhooks.js';
 import type { TestServer } from '../helpers/server.js';
 import { modernRequest, rawMcp } from '../helpers/mcp.js';
@@ -47,7 +47,6 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 async function register(base: string, metadata: Record<string, unknown> = {}) {
   const response = await fetch(`${base}/oauth/register`, {

@@ -4,32 +4,16 @@
  * are refused with nothing created; a member cannot invite; nobody grants a right, role or shop they lack.
  */
 import crypto from 'node:crypto';
-import anyTest, { type TestFn } from 'ava';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { FormClient, makePerson, startApplicationServer, testApplicationOptions, TEST_PASSWORD } from '../helpers/application.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { FormClient, makePerson, applicationServerTest, TEST_PASSWORD, csrfOf } from '../helpers/application.js';
 import type { TestServer } from '../helpers/server.js';
 import { invitePerson } from '../../src/people/invitations.js';
 import type { Person } from '../../src/people/model.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 
-interface Context {
-  database: TestDatabase;
-  server: TestServer;
-}
+const test = applicationServerTest();
+type Context = { database: TestDatabase; server: TestServer };
 
-const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  const database = await createTestDatabase();
-  t.context = { database, server: await startApplicationServer(database.db, testApplicationOptions()) };
-});
-
-test.after.always(async (t) => {
-  await t.context.server?.close();
-  await t.context.database?.drop();
-});
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 const fresh = (label: string) => `${label}-${crypto.randomBytes(4).toString('hex')}@example.com`;
 
 async function signedInOwner(t: { context: Context }): Promise<FormClient> {
