@@ -9,7 +9,7 @@
 
   function hoursText(hours) {
     if (hours === null) return 'not measured';
-    return hours >= 48 ? `${(hours / 24).toFixed(1)} d` : `${hours} h`;
+    return hours >= 48 ? `${(hours / 24).toFixed(1)} d` : `${Math.round(hours * 10) / 10} h`;
   }
 
   function draw(content) {
@@ -17,7 +17,7 @@
     const carriers = data.carriers;
     const mostShipments = Math.max(1, ...carriers.map((c) => c.shipments));
     const longest = Math.max(1, ...carriers.map((c) => c.delivery.p90Hours || 0));
-    const labelWidth = 130, outcomeWidth = 200, gap = 24, timeWidth = 220, row = 34;
+    const labelWidth = 210, outcomeWidth = 200, gap = 24, timeWidth = 220, row = 34;
     const width = labelWidth + outcomeWidth + gap + timeWidth + 80;
     const rows = carriers.map((carrier, i) => {
       let x = labelWidth;
