@@ -49,7 +49,6 @@ test('When a 2026-07-28 client of a key with every scope lists tools and resourc
       const tool = tools.find((candidate) => candidate.name === name);
       t.truthy(tool, name);
       t.is(tool!._meta?.ui?.resourceUri, uri, `${name} names its app`);
-      t.is(tool!._meta?.['ui/resourceUri'], uri, `${name} names its app for older hosts too`);
     }
     const unbound = tools.filter((tool) => !(tool.name in BOUND));
     t.true(unbound.length > 70);

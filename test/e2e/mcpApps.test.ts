@@ -7,7 +7,6 @@
  * drew: one bar per figure, one row per carrier, the words deleted and inserted.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
+import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { projectRoot } from '../../../src/config/projectRoot.js';
 
@@ -60,12 +60,13 @@ export function appOfTool(tool: string): McpApp | undefined {
 }
 
 /**
- * The tool's `_meta` naming its app: `ui.resourceUri` (spec 2026-01-26) and the flat `ui/resourceUri` key older hosts
- * read (the package's registerAppTool writes both, for the same reason).
+ * The tool's `_meta` naming its app: `ui.resourceUri` as the spec (2026-01-26) has it. Not also the deprecated flat
+ * `ui/resourceUri` key the package's registerAppTool adds: hosts must read the nested form, and every byte of
+ * tools/list counts against its budget (issue 26.1).
  */
 export function toolUiMeta(tool: string): Record<string, unknown> | undefined {
   const app = appByTool.get(tool);
-  return app ? { ui: { resourceUri: app.uri }, [RESOURCE_URI_META_KEY]: app.uri } : undefined;
+  return app ? { ui: { resourceUri: app.uri } } : undefined;
 }
 
 const folder = path.join(projectRoot, 'api', 'mcp', 'apps');
