@@ -31,6 +31,13 @@ export default defineConfig(
     },
   },
   {
+    // The MCP Apps' pages run in a browser frame, not on Node (issue 26.4).
+    files: ['api/mcp/apps/**/*.js'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', DOMParser: 'readonly', ResizeObserver: 'readonly', Intl: 'readonly' },
+    },
+  },
+  {
     rules: {
       // `_name` marks a value deliberately left unused (e.g. a property split off with rest syntax).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],

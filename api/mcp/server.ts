@@ -11,6 +11,7 @@ import type { Caller } from '../../src/capabilities/context.js';
 import { toAppError } from '../../src/errors.js';
 import { logger } from '../../src/logger.js';
 import { mcpToolCalls } from '../../src/metrics/registry.js';
+import { registerApps, toolUiMeta } from './apps/apps.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { errorResult, structuredContent, textRendering, toolDefinitions, type ToolDefinition } from './tools.js';
 
@@ -118,12 +119,15 @@ export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServe
       'resources/read': { ttlMs: 0, cacheScope: 'private' },
     },
   });
-  for (const tool of toolsFor(context.caller)) {
+  const tools = toolsFor(context.caller);
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations },
+      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations, _meta: toolUiMeta(tool.name) },
       (args: unknown) => callTool(tool, args, context, deps),
     );
   }
+  // MCP Apps (issue 26.4): the pictures of the tools listed above, and no others.
+  registerApps(server, tools.map((tool) => tool.name));
   return server;
 }
