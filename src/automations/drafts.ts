@@ -190,18 +190,40 @@ function versionConflict(row: AutomationRow): AppError {
   return new AppError('VERSION_CONFLICT', `Automation ${row.workflow_id} is at version ${row.version}; read it again and send that as \`expectedVersion\`.`, { param: 'expectedVersion', currentVersion: row.version });
 }
 
-/** A person publishes a draft: its current version becomes the one that runs (it stays disabled until enabled). */
+/**
+ * A person publishes a draft: its current version becomes the one that runs (it stays disabled until enabled). A draft
+ * made from a published automation (`source_workflow_id`) replaces that automation's rule instead: it becomes the
+ * source's next published version under the source's workflowId, the source keeps its enabled state, and the draft
+ * row is consumed — so one automation runs, never the old and the new side by side. Runs already started finish the
+ * version they started with (they read it from automation_versions).
+ */
 export async function publishAutomation(db: Db, actor: Actor, workflowId: string): Promise<AutomationRow> {
   return db.transaction(async (trx) => {
     const row = await findAutomation(trx, actor, workflowId, { lock: true });
     const validation = await validateForActor(trx, actor, row.dsl);
     if (!validation.valid) throw new AppError('INVALID_AUTOMATION', `Automation ${workflowId} does not validate against the current catalogue; fix the draft first.`, { problems: validation.problems });
+    if (row.state === 'draft' && row.source_workflow_id) return replaceSource(trx, actor, row);
     const [updated] = await trx('automations').where({ id: row.id }).update({
       state: 'published', published_version: row.version, trigger_event: row.dsl.trigger.event, markets: row.dsl.trigger.markets ?? null,
       published_at: trx.fn.now(), updated_at: trx.fn.now(),
     }).returning('*');
     return updated as AutomationRow;
   });
+}
+
+/** Publishes `draft` as the next version of the published automation it was made from, and removes the draft row. */
+async function replaceSource(trx: Knex.Transaction, actor: Actor, draft: AutomationRow): Promise<AutomationRow> {
+  const source = await findAutomation(trx, actor, draft.source_workflow_id!, { lock: true });
+  const version = source.version + 1;
+  const [updated] = await trx('automations').where({ id: source.id }).update({
+    name: draft.dsl.name, version, dsl: JSON.stringify(draft.dsl), catalog_version: CATALOG_VERSION, valid: true, problems: '[]',
+    state: 'published', published_version: version, trigger_event: draft.dsl.trigger.event, markets: draft.dsl.trigger.markets ?? null,
+    published_at: trx.fn.now(), updated_at: trx.fn.now(),
+  }).returning('*');
+  // The version keeps who wrote the rule (the draft's author); the draft's own versions go with its row.
+  await insertVersion(trx, source.id, version, draft.dsl, draft.created_by);
+  await trx('automations').where({ id: draft.id }).del();
+  return updated as AutomationRow;
 }
 
 /** A person enables (published automations only) or disables an automation; disabling also ends its waiting runs (see runs). */

@@ -76,8 +76,10 @@ export async function automationsCommand(db: Db, argv: string[]): Promise<void> 
       return;
     }
     case 'publish': {
-      const row = await refusalsAsUsage(() => publishAutomation(db, actor, needId()));
-      print(json, { automation: automationRecord(row) }, `Automation ${row.workflow_id} published (version ${row.published_version}); ${row.enabled ? 'enabled' : 'enable it to run'}.`);
+      const id = needId();
+      const row = await refusalsAsUsage(() => publishAutomation(db, actor, id));
+      const what = row.workflow_id === id ? `Automation ${id} published` : `Draft ${id} replaced the rule of automation ${row.workflow_id}`;
+      print(json, { automation: automationRecord(row) }, `${what} (version ${row.published_version}); ${row.enabled ? 'enabled' : 'enable it to run'}.`);
       return;
     }
     case 'enable':

@@ -4,7 +4,7 @@ import type { Db } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import type { PlatformRegistry } from '../platforms/registry.js';
 import type { PlatformCredentials } from '../platforms/types.js';
-import { connectShop, createAccount, disconnectShop } from '../setup/setup.js';
+import { connectShop, createAccount, disconnectShop, restoreShop } from '../setup/setup.js';
 import { print, UsageError } from './output.js';
 
 export const accountsUsage = `  accounts create --code C --name N --plan trial|beginner|start|growth|pro|custom --time-zone Europe/Bratislava
@@ -58,15 +58,22 @@ function credentialsOf(pairs: string[] | undefined): PlatformCredentials {
   return credentials;
 }
 
-/** `shops connect` / `shops disconnect`; true when the action was one of them. */
+/** `shops connect` / `shops disconnect` / `shops restore`; true when the action was one of them. */
 export async function connectCommand(db: Db, platforms: PlatformRegistry, secretsKey: Buffer, action: string, rest: string[]): Promise<boolean> {
-  if (action !== 'connect' && action !== 'disconnect') return false;
+  if (action !== 'connect' && action !== 'disconnect' && action !== 'restore') return false;
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: {
     account: { type: 'string' }, platform: { type: 'string' }, currency: { type: 'string' }, 'time-zone': { type: 'string' }, country: { type: 'string' },
     name: { type: 'string' }, language: { type: 'string' }, url: { type: 'string' }, credential: { type: 'string', multiple: true }, json: { type: 'boolean', default: false },
   } });
   const code = positionals[0];
   if (!code) throw new UsageError(`shops ${action} CODE\n\n${connectUsage}`);
+  if (action === 'restore') {
+    // As `shops remove`, the account defaults to the demo's.
+    const restored = await asUsage(() => restoreShop(db, platforms, secretsKey, { accountCode: values.account ?? 'demo', code, credentials: credentialsOf(values.credential) }));
+    const note = { kept: 'its credentials are kept', replaced: 'its new credentials passed the test connection and are stored encrypted', none: 'it has no stored credentials' }[restored.credentials];
+    print(values.json!, { code, removed: false, credentials: restored.credentials }, `Shop ${code} restored (${note}); its sync Schedule follows within a minute.`);
+    return true;
+  }
   if (!values.account) throw new UsageError('--account is required.');
   if (action === 'disconnect') {
     await asUsage(() => disconnectShop(db, values.account!, code));

@@ -8,7 +8,8 @@ import { connectCommand, connectUsage } from './setup.js';
 
 export const shopsUsage = `  shops list [--account CODE]
   shops remove CODE [--account CODE]    (its sync Schedule is deleted; data and events stay)
-  shops restore CODE [--account CODE]
+  shops restore CODE [--account CODE] [--credential name=value ...]
+         (credentials kept by \`shops remove\` stay; a disconnected shop needs its credentials again, checked by a test connection)
 ${connectUsage}`;
 
 export async function shopsCommand(db: Db, argv: string[], setup?: { platforms: PlatformRegistry; secretsKey: Buffer }): Promise<void> {
@@ -23,10 +24,11 @@ export async function shopsCommand(db: Db, argv: string[], setup?: { platforms: 
     print(json, { shops }, shops.map((s) => `${s.code.padEnd(6)} ${s.platform.padEnd(6)} ${s.removed_at ? 'removed' : 'live   '} last sync ${s.last_synced_at?.toISOString() ?? '-'}  ${s.name}`).join('\n'));
     return;
   }
-  if (action !== 'remove' && action !== 'restore') throw new UsageError(shopsUsage);
+  // `restore` is the setup module's (connectCommand above): it may need the credentials again.
+  if (action !== 'remove') throw new UsageError(shopsUsage);
   const code = positionals[0];
   if (!code) throw new UsageError(`shops ${action} CODE`);
-  const updated = await db('shops').where({ account_id: account.id, code }).update({ removed_at: action === 'remove' ? new Date() : null });
+  const updated = await db('shops').where({ account_id: account.id, code }).update({ removed_at: new Date() });
   if (!updated) throw new UsageError(`No shop \`${code}\` in account \`${account.code}\`.`);
-  print(json, { code, removed: action === 'remove' }, `Shop ${code} ${action === 'remove' ? 'removed' : 'restored'}; its sync Schedule follows within a minute.`);
+  print(json, { code, removed: true }, `Shop ${code} removed; its sync Schedule follows within a minute.`);
 }

@@ -235,6 +235,17 @@ export interface EnsureOutcome {
   coupon: Coupon | null;
 }
 
+/**
+ * Refuses a code an approved partner code request has reserved in the shop (affiliate_code_requests_decide): the code
+ * is that partner's, so coupons_ensure may not create it for anyone else, even before the partner's coupon exists.
+ */
+async function refuseReservedCode(db: Db | Knex.Transaction, shop: WriteShop, code: string): Promise<void> {
+  const reservation = await db('affiliate_code_reservations').where({ shop_id: shop.ref.id }).whereRaw('upper(code) = upper(?)', [code]).first('partner_id');
+  if (reservation) {
+    throw new AppError('COUPON_CODE_TAKEN', `Code ${code} is reserved for an affiliate partner's approved code request in shop ${shop.ref.code}; choose another code.`, { param: 'code', partnerId: String(reservation.partner_id) });
+  }
+}
+
 /** Ensures one coupon on one shop: created when missing; an existing one is never overwritten. */
 async function ensureOnShop(ctx: CapabilityContext, shop: WriteShop, spec: EnsureSpec, note?: string | null): Promise<EnsureOutcome & { state: PlatformCouponState | null }> {
   const code = normaliseCode(spec.code, shop.caps);
@@ -242,6 +253,8 @@ async function ensureOnShop(ctx: CapabilityContext, shop: WriteShop, spec: Ensur
   const fields: CouponFields = { ...spec };
   const result = await ctx.db.transaction(async (trx) => {
     await lockCoupon(trx, shop.ref.id, code);
+    // Again under the lock: a reservation approved since the check before any write still wins.
+    await refuseReservedCode(trx, shop, code);
     const current = await shop.adapter.readCoupon(shop.platformShop, code);
     if (!current) {
       const next = withFields({ ...blankCoupon(code, shop.ref.currency, ctx.now()), note: note ?? null }, fields);
@@ -271,8 +284,10 @@ export async function ensureCoupons(ctx: CapabilityContext, markets: string[], s
     throw bad('validUntil', 'the end of validity (exclusive) is after its start');
   }
   for (const shop of shops) {
-    validateCode(normaliseCode(spec.code, shop.caps), shop.caps);
+    const code = normaliseCode(spec.code, shop.caps);
+    validateCode(code, shop.caps);
     await validateFields(ctx.db, shop, spec, '');
+    await refuseReservedCode(ctx.db, shop, code);
   }
   const outcomes: EnsureOutcome[] = [];
   for (const shop of shops) {

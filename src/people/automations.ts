@@ -86,7 +86,9 @@ async function editable(db: Db, person: Person, workflowId: string): Promise<Aut
 export type RunWorkflowsAccess = () => Promise<RunWorkflows | null>;
 
 export async function publishAsPerson(db: Db, person: Person, workflowId: string): Promise<AutomationRow> {
-  await editable(db, person, workflowId);
+  const draft = await editable(db, person, workflowId);
+  // A draft of a published automation replaces that automation's rule, so the person must be allowed to change it too.
+  if (draft.state === 'draft' && draft.source_workflow_id) await editable(db, person, draft.source_workflow_id);
   return publishAutomation(db, actorOf(person), workflowId);
 }
 

@@ -38,13 +38,14 @@ export async function recordContentWrite(trx: Knex.Transaction, write: ContentWr
   const afterHash = Object.fromEntries(changedFields.map((f) => [f, fieldHash(write.after[f])]));
   let eventId: string | null = null;
   if (changedFields.length > 0) {
+    // The page's public address as the platform gave it with the catalogue (null when it does not know one).
+    const page = await trx(table).where({ shop_id: write.shop.id, [key]: write.entityId }).first('url');
     const event = await recordEvent(trx, {
       accountId: write.accountId, shop: write.shop, type: write.entity === 'product' ? 'product_content.changed' : 'category_content.changed',
       resource: { id: write.entityId },
       data: {
         store_id: write.shop.code, market: write.shop.code, entity: write.entity, entity_id: write.entityId,
-        // The service knows no public address of a product or category (the shop's URLs are not synced): null (PR5).
-        canonical_url: null,
+        canonical_url: page?.url ?? null,
         source: write.source, source_run_id: write.sourceRunId, changed_fields: changedFields, before_hash: beforeHash, after_hash: afterHash,
         changed_at: write.at.toISOString(),
       },

@@ -10,6 +10,8 @@ export interface Category {
   name: string;
   parentGuid: string | null;
   position: number;
+  /** The public address of the category's page in the shop, when the platform knows it (SPEC `canonical_url`). */
+  url?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -27,6 +29,8 @@ export interface Product {
   /** Current card purchase price without VAT; null when the shop does not know it. */
   purchasePriceMinor: number | null;
   active: boolean;
+  /** The public address of the product's page in the shop, when the platform knows it (SPEC `canonical_url`). */
+  url?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -243,6 +247,8 @@ export type StockSource = 'balance' | 'product_card';
 export interface StockItem {
   code: string;
   sku: string;
+  /** The platform's own id of the inventory item where it has one apart from the code (Medusa's `iitem_…`): the event's `item_id`. */
+  itemId?: string | null;
   source: StockSource;
   quantity: number;
   physical: number | null;

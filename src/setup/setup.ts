@@ -7,7 +7,7 @@
 import type { Db } from '../db/knex.js';
 import { AppError } from '../errors.js';
 import type { PlatformRegistry } from '../platforms/registry.js';
-import type { PlatformCredentials } from '../platforms/types.js';
+import type { ConnectionRequest, PlatformCredentials, ShopPlatformAdapter } from '../platforms/types.js';
 import { encryptCredentials } from './credentials.js';
 
 const CODE = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -58,6 +58,24 @@ export interface ConnectInput {
   credentials: PlatformCredentials;
 }
 
+/** Every required credential field of the platform is given, and no field it does not take. */
+function checkCredentialFields(adapter: ShopPlatformAdapter, platform: string, credentials: PlatformCredentials): void {
+  for (const field of adapter.credentialFields) {
+    if (!field.optional && !credentials[field.name]) throw new AppError('MISSING_PARAMETER', `The ${platform} platform needs the credential \`${field.name}\` (${field.label}).`, { param: field.name });
+  }
+  const unknown = Object.keys(credentials).filter((k) => !adapter.credentialFields.some((f) => f.name === k));
+  if (unknown.length) throw new AppError('UNKNOWN_PARAMETER', `The ${platform} platform takes no credential ${unknown.map((k) => `\`${k}\``).join(', ')}.`, { param: unknown[0] });
+}
+
+/** The platform's test connection; a refusal is PLATFORM_CONNECTION_REFUSED (the caller has saved nothing yet). */
+async function testConnection(adapter: ShopPlatformAdapter, platform: string, request: ConnectionRequest): Promise<Record<string, unknown>> {
+  const check = await adapter.verifyConnection(request);
+  if (!check.ok) {
+    throw new AppError('PLATFORM_CONNECTION_REFUSED', `The ${platform} platform refused the test connection: ${check.message} Nothing was saved.`, { platform, reason: check.reason });
+  }
+  return check.settings;
+}
+
 /**
  * Connects a shop: validates, asks the platform for a test connection with the credentials, and only when it answers
  * ok saves the shop, its (non-secret) platform settings and its encrypted credentials in one transaction. The sync
@@ -72,25 +90,18 @@ export async function connectShop(db: Db, platforms: PlatformRegistry, secretsKe
   if (!CURRENCY.test(input.currency)) throw invalid('currency', 'an ISO 4217 code such as EUR');
   if (!COUNTRY.test(input.country)) throw invalid('country', 'an ISO 3166-1 alpha-2 code such as SK');
   if (!isTimeZone(input.timeZone)) throw invalid('timeZone', `\`${input.timeZone}\` is not an IANA time zone such as Europe/Bratislava`);
-  for (const field of adapter.credentialFields) {
-    if (!field.optional && !input.credentials[field.name]) throw new AppError('MISSING_PARAMETER', `The ${input.platform} platform needs the credential \`${field.name}\` (${field.label}).`, { param: field.name });
-  }
-  const unknown = Object.keys(input.credentials).filter((k) => !adapter.credentialFields.some((f) => f.name === k));
-  if (unknown.length) throw new AppError('UNKNOWN_PARAMETER', `The ${input.platform} platform takes no credential ${unknown.map((k) => `\`${k}\``).join(', ')}.`, { param: unknown[0] });
+  checkCredentialFields(adapter, input.platform, input.credentials);
   const existing = await db('shops').where({ account_id: account.id, code: input.code }).first('id');
   if (existing) throw new AppError('ALREADY_EXISTS', `Account \`${account.code}\` has a shop \`${input.code}\` already (a disconnected one is restored with \`shops restore\`).`, { param: 'code' });
 
-  const check = await adapter.verifyConnection({ accountCode: account.code, shopCode: input.code, currency: input.currency, timeZone: input.timeZone, credentials: input.credentials });
-  if (!check.ok) {
-    throw new AppError('PLATFORM_CONNECTION_REFUSED', `The ${input.platform} platform refused the test connection: ${check.message} Nothing was saved.`, { platform: input.platform, reason: check.reason });
-  }
+  const settings = await testConnection(adapter, input.platform, { accountCode: account.code, shopCode: input.code, currency: input.currency, timeZone: input.timeZone, credentials: input.credentials });
   return db.transaction(async (trx) => {
     const [row] = await trx('shops').insert({
       account_id: account.id, code: input.code, name: input.name?.trim() || input.code, platform: input.platform, currency: input.currency,
       country: input.country, language: input.language ?? 'en', time_zone: input.timeZone, base_url: input.baseUrl ?? '',
     }).returning('id');
     const id = String(row.id);
-    await trx('shop_platform_settings').insert({ shop_id: id, platform: input.platform, settings: JSON.stringify(check.settings) });
+    await trx('shop_platform_settings').insert({ shop_id: id, platform: input.platform, settings: JSON.stringify(settings) });
     await trx('shop_credentials').insert({ shop_id: id, platform: input.platform, credentials_encrypted: encryptCredentials(secretsKey, id, input.credentials) });
     return { id, code: input.code, platform: input.platform };
   });
@@ -103,7 +114,43 @@ export async function disconnectShop(db: Db, accountCode: string, code: string):
   await db.transaction(async (trx) => {
     const shop = await trx('shops').where({ account_id: account.id, code }).forUpdate().first('id');
     if (!shop) throw new AppError('SHOP_NOT_FOUND', `Account \`${accountCode}\` has no shop \`${code}\`.`, { market: code });
-    await trx('shops').where({ id: shop.id }).update({ removed_at: trx.fn.now() });
-    await trx('shop_credentials').where({ shop_id: shop.id }).delete();
+    const deleted = await trx('shop_credentials').where({ shop_id: shop.id }).delete();
+    // Remembered, so a restore asks for the credentials again rather than bringing the shop back unable to sync.
+    await trx('shops').where({ id: shop.id }).update({ removed_at: trx.fn.now(), ...(deleted > 0 ? { credentials_deleted_at: trx.fn.now() } : {}) });
   });
+}
+
+/**
+ * Restores a removed or disconnected shop (its sync Schedule follows within a minute). Credentials it still has stay
+ * as they are. Credentials given are checked by the platform's test connection and stored encrypted (replacing any),
+ * in the same transaction as the restore. A shop whose credentials a disconnect deleted is refused without new ones
+ * (MISSING_PARAMETER, nothing changed): restored without them it could not sync.
+ */
+export async function restoreShop(db: Db, platforms: PlatformRegistry, secretsKey: Buffer, input: { accountCode: string; code: string; credentials: PlatformCredentials }): Promise<{ code: string; credentials: 'kept' | 'replaced' | 'none' }> {
+  const account = await db('accounts').where({ code: input.accountCode }).first('id', 'code');
+  if (!account) throw new AppError('NOT_FOUND', `No account \`${input.accountCode}\`.`, { param: 'account' });
+  const shop = await db('shops').where({ account_id: account.id, code: input.code }).first('id', 'platform', 'currency', 'time_zone', 'credentials_deleted_at');
+  if (!shop) throw new AppError('SHOP_NOT_FOUND', `Account \`${account.code}\` has no shop \`${input.code}\`.`, { market: input.code });
+  const id = String(shop.id);
+  if (Object.keys(input.credentials).length === 0) {
+    const stored = await db('shop_credentials').where({ shop_id: id }).first('shop_id');
+    if (!stored && shop.credentials_deleted_at) {
+      throw new AppError('MISSING_PARAMETER', `Shop \`${input.code}\` was disconnected and its ${shop.platform} credentials deleted: restore it with them again (checked by a test connection). Nothing was changed.`, { param: 'credentials' });
+    }
+    await db('shops').where({ id }).update({ removed_at: null });
+    return { code: input.code, credentials: stored ? 'kept' : 'none' };
+  }
+  const adapter = platforms.get(shop.platform);
+  if (!adapter) throw new AppError('PLATFORM_UNAVAILABLE', `No adapter for the ${shop.platform} platform here.`, { platform: shop.platform, reason: 'no adapter' });
+  checkCredentialFields(adapter, shop.platform, input.credentials);
+  const settings = await testConnection(adapter, shop.platform, { accountCode: account.code, shopCode: input.code, currency: shop.currency.trim(), timeZone: shop.time_zone, credentials: input.credentials });
+  await db.transaction(async (trx) => {
+    const encrypted = encryptCredentials(secretsKey, id, input.credentials);
+    await trx('shop_credentials').insert({ shop_id: id, platform: shop.platform, credentials_encrypted: encrypted })
+      .onConflict('shop_id').merge({ platform: shop.platform, credentials_encrypted: encrypted, updated_at: trx.fn.now() });
+    // The shop's stored settings stay (the demo's are its history window); only a shop without any gets these.
+    await trx('shop_platform_settings').insert({ shop_id: id, platform: shop.platform, settings: JSON.stringify(settings) }).onConflict('shop_id').ignore();
+    await trx('shops').where({ id }).update({ removed_at: null, credentials_deleted_at: null });
+  });
+  return { code: input.code, credentials: 'replaced' };
 }

@@ -2,7 +2,8 @@
  * Tenant and shop isolation over the whole registry (issue 22 point 1). Every read capability — its REST path with a
  * key and its MCP tool with a key and with an OAuth token — and every write tool that names a record is called
  *   1. as account `acme` with the identifiers and shop codes of account `demo`, and
- *   2. as a credential of `demo` limited to shop `cz` with the identifiers of shop `sk`;
+ *   2. as a credential of `demo` limited to shop `cz` with the identifiers of shop `sk` and of shop `hu`, a `medusa`
+ *      shop here (its synced rows; reads need no running Medusa);
  * each must answer with the documented refusal (SHOP_FORBIDDEN, SHOP_NOT_FOUND, a `*_NOT_FOUND` code, or an empty
  * list) and never with a byte of the other tenant's or shop's data. A capability that takes an identifier and is not
  * in MATRIX below fails the first test, so a new capability joins the matrix by construction.
@@ -99,6 +100,9 @@ interface Context {
   /** Strings that only `demo` (or only its shop `sk`) has: ids and codes of sample records, the account's name. */
   demoMarkers: string[];
   skMarkers: string[];
+  /** Shop-record ids of demo's shop hu, a `medusa` shop here (issue 28 point 5), and the strings only it has. */
+  huSamples: Record<string, string>;
+  huMarkers: string[];
   writeArgs: Record<string, Record<string, unknown>>;
 }
 const test = anyTest as TestFn<Context>;
@@ -111,11 +115,11 @@ test.before(async (t) => {
   const sk = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'sk' }).first('s.id', 's.name', 's.base_url');
   // Codes numbered per shop (orders, documents, claims) and pseudonyms may exist in another shop or tenant too; the
   // samples used here are records of sk whose code no other shop of any account has, so a 200 can only be a leak.
-  const uniqueOf = async (table: string, column: string, where: Record<string, unknown> = {}): Promise<string> => {
-    const row = await db(`${table} as x`).where({ 'x.shop_id': sk.id, ...where })
-      .whereNotExists(db(`${table} as y`).whereRaw(`y.${column} = x.${column}`).whereNot('y.shop_id', sk.id))
+  const uniqueOf = async (table: string, column: string, where: Record<string, unknown> = {}, shopId: string = sk.id): Promise<string> => {
+    const row = await db(`${table} as x`).where({ 'x.shop_id': shopId, ...where })
+      .whereNotExists(db(`${table} as y`).whereRaw(`y.${column} = x.${column}`).whereNot('y.shop_id', shopId))
       .orderBy(`x.${column}`).first(`x.${column} as value`);
-    if (!row) throw new Error(`no ${table}.${column} of sk unique to it`);
+    if (!row) throw new Error(`no ${table}.${column} of shop ${shopId} unique to it`);
     return String(row.value).trim();
   };
   const base = await sampleValues(db);
@@ -135,7 +139,19 @@ test.before(async (t) => {
   const accountRecords = ['endpointId', 'workflowId', 'partnerId', 'supplierId'];
   const markers = (names: string[]) => names.map((name) => samples[name]).filter((v) => v && v.length >= 6);
   const demoAccount = (await db('accounts').where({ code: 'demo' }).first('name')).name as string;
-  const demoMarkers = [...new Set([...markers([...shopRecords, ...accountRecords]), demoAccount])];
+  // Demo's shop hu becomes a Medusa shop: its synced rows stay, only the platform differs (reads need no running Medusa).
+  const hu = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'hu' }).first('s.id');
+  await db('shops').where({ id: hu.id }).update({ platform: 'medusa' });
+  await db('shop_platform_settings').where({ shop_id: hu.id }).update({ platform: 'medusa' });
+  const huSamples: Record<string, string> = {
+    orderCode: await uniqueOf('orders', 'code', {}, hu.id),
+    invoiceCode: await uniqueOf('documents', 'code', { 'x.type': 'invoice', 'x.pdf_available': true }, hu.id),
+    claimCode: await uniqueOf('claims', 'code', { 'x.resolution': 'refund' }, hu.id),
+    customerKey: await uniqueOf('orders', 'customer_email_hash', {}, hu.id),
+  };
+  huSamples['documents.pdf:code'] = huSamples.invoiceCode;
+  const huMarkers = Object.values(huSamples).filter((v) => v.length >= 6);
+  const demoMarkers = [...new Set([...markers([...shopRecords, ...accountRecords]), ...huMarkers, demoAccount])];
   // Partners, suppliers, endpoints and automations are the account's, not a shop's: a cz-only credential may see them.
   const skMarkers = markers(shopRecords);
   const product = await db('products').where({ shop_id: sk.id }).orderBy('id').first('code');
@@ -160,7 +176,7 @@ test.before(async (t) => {
     'categories.content_propose': { market: 'sk', categories: [{ guid: category.guid, fingerprint, fields: { metaTitle: 'Isolation' } }] },
     'availabilities.propose': { market: 'sk', entries: [{ id: String(availability.availability_id), name: 'Isolation' }] },
   };
-  t.context = { database, server, samples, demoMarkers, skMarkers, writeArgs };
+  t.context = { database, server, samples, demoMarkers, skMarkers, huSamples, huMarkers, writeArgs };
 });
 
 test.after.always(async (t) => {
@@ -225,15 +241,27 @@ function problemsOf(t: ExecutionContext<Context>): string[] {
 const reads = capabilities.filter((c) => c.kind !== 'write' && (isRestCapability(c) || c.mcpTool !== null));
 
 /** The sample arguments of a read; null for a read that names no record and has no sample (automations_validate_draft's rule). */
-function readArgs(t: ExecutionContext<Context>, capability: Capability): Record<string, unknown> | null {
+function readArgs(t: ExecutionContext<Context>, capability: Capability, overrides: Record<string, string> = {}): Record<string, unknown> | null {
   try {
-    return sampleArgs(capability, t.context.samples);
+    return sampleArgs(capability, { ...t.context.samples, ...overrides });
   } catch (error) {
     if (identifierParams(capability).length === 0) return null;
     throw error;
   }
 }
 const writes = capabilities.filter((c) => c.kind === 'write');
+
+test('When demo reads its Medusa shop hu with hu\'s identifiers, then it gets hu\'s records (the shop the matrix refuses to others is a real one)', async (t) => {
+  const key = await issueKey(t.context.database.db, { account: 'demo' });
+  const shop = await t.context.database.db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'hu' }).first('s.platform');
+  t.is(shop.platform, 'medusa');
+  const order = await api(t.context.server, `/orders/${encodeURIComponent(t.context.huSamples.orderCode)}?market=hu`, key);
+  t.is(order.status, 200, JSON.stringify(order.body));
+  t.is(order.body.data.code, t.context.huSamples.orderCode);
+  const claim = await api(t.context.server, `/claims/${encodeURIComponent(t.context.huSamples.claimCode)}?market=hu`, key);
+  t.is(claim.status, 200, JSON.stringify(claim.body));
+  t.is(claim.body.data.code, t.context.huSamples.claimCode);
+});
 
 test('Every capability that takes an identifier is in the isolation matrix, and the matrix names no capability that does not exist', (t) => {
   const takingIds = capabilities.filter((c) => identifierParams(c).length > 0).map((c) => c.name).sort();
@@ -255,8 +283,8 @@ test('When account acme calls every read with demo\'s identifiers and shop codes
       if (!args) continue;
       const expectation = MATRIX[capability.name] ?? 'any';
       const variants: Array<[string, Record<string, unknown>]> = [['demo ids', args]];
-      // A shop code only demo has: the account has no such shop.
-      if (capability.market === 'required') variants.push(['shop hu', { ...args, market: 'hu' }]);
+      // A shop code only demo has (its Medusa shop): the account has no such shop; also with that shop's own ids.
+      if (capability.market === 'required') variants.push(['shop hu', { ...args, market: 'hu' }], ['shop hu', { ...readArgs(t, capability, t.context.huSamples), market: 'hu' }]);
       for (const [variant, callArgs] of variants) {
         const expected = variant === 'shop hu' ? 'refused' : expectation;
         if (isRestCapability(capability)) {
@@ -297,20 +325,25 @@ test('When a credential limited to shop cz calls every read with shop sk\'s iden
       // Account-wide records (webhook endpoints, automations, affiliate articles and documents) are not a shop's.
       const shopRecord = capability.market === 'required' || /draft$/.test(capability.name);
       if (!shopRecord) continue;
+      const huArgs = capability.market === 'required' ? readArgs(t, capability, t.context.huSamples)! : args;
       const variants: Array<[string, Record<string, unknown>, 'refused' | 'own' | 'any']> = capability.market === 'required'
-        ? [['market sk', args, 'refused'], ['sk ids in cz', { ...args, market: 'cz' }, expectation]]
+        ? [['market sk', args, 'refused'], ['sk ids in cz', { ...args, market: 'cz' }, expectation],
+          // The Medusa shop hu: forbidden like any other shop outside the credential, and its ids answer nothing of it in cz.
+          ['market hu', huArgs, 'refused'], ['hu ids in cz', { ...huArgs, market: 'cz' }, expectation]]
         : [['sk draft', args, 'refused']];
       for (const [variant, callArgs, expected] of variants) {
+        const forbidden = variant === 'market sk' || variant === 'market hu';
+        const markers = forbidden ? [] : variant === 'hu ids in cz' ? t.context.huMarkers : t.context.skMarkers;
         if (isRestCapability(capability)) {
           const outcome = await viaRest(t, capability, callArgs, key);
-          assertIsolated(t, `${capability.name} REST key ${variant}`, outcome, expected, variant === 'market sk' ? [] : t.context.skMarkers, callArgs);
-          if (variant === 'market sk' && outcome.code !== 'SHOP_FORBIDDEN') problemsOf(t).push(`${capability.name} REST ${variant}: ${outcome.code}`);
+          assertIsolated(t, `${capability.name} REST key ${variant}`, outcome, expected, markers, callArgs);
+          if (forbidden && outcome.code !== 'SHOP_FORBIDDEN') problemsOf(t).push(`${capability.name} REST ${variant}: ${outcome.code}`);
         }
         if (capability.mcpTool) {
           for (const [credential, client] of [['key', overKey], ['OAuth token', overToken]] as const) {
             const outcome = await viaMcp(client, capability, callArgs);
-            assertIsolated(t, `${capability.name} MCP ${credential} ${variant}`, outcome, expected, variant === 'market sk' ? [] : t.context.skMarkers, callArgs);
-            if (variant === 'market sk' && outcome.code !== 'SHOP_FORBIDDEN') problemsOf(t).push(`${capability.name} MCP ${credential} ${variant}: ${outcome.code}`);
+            assertIsolated(t, `${capability.name} MCP ${credential} ${variant}`, outcome, expected, markers, callArgs);
+            if (forbidden && outcome.code !== 'SHOP_FORBIDDEN') problemsOf(t).push(`${capability.name} MCP ${credential} ${variant}: ${outcome.code}`);
           }
         }
       }

@@ -259,6 +259,34 @@ test('When a published automation is updated over MCP, then it stays unchanged a
   });
 });
 
+test('When a draft of a published automation is published, then it replaces that automation\'s rule as its next version and no second automation exists', async (t) => {
+  const { db } = t.context.database;
+  const actor = await personActor(db);
+  await withClient(t, t.context.key, async (client) => {
+    const source = data(await call(client, 'automations_create_draft', { clientRequestId: 'replace-1', rule: sampleRule() }));
+    await publishAutomation(db, actor, source.workflowId);
+    await setAutomationEnabled(db, actor, source.workflowId, true);
+    const draft = data(await call(client, 'automations_update_draft', { workflowId: source.workflowId, expectedVersion: 1, rule: sampleRule({ name: 'Replaced by an assistant' }) }));
+    t.is(draft.sourceWorkflowId, source.workflowId);
+
+    const published = await publishAutomation(db, actor, draft.workflowId);
+    t.is(published.workflow_id, source.workflowId, 'the answer is the automation it replaced');
+    const replaced = (await api(t.context.server, `/automations/${source.workflowId}`, t.context.key)).body.data;
+    t.like(replaced, { name: 'Replaced by an assistant', state: 'published', enabled: true, version: 2, publishedVersion: 2 });
+    t.is((await api(t.context.server, `/automations/${draft.workflowId}`, t.context.key)).body.error.code, 'NOT_FOUND', 'the draft was consumed');
+    // One automation of the two ids remains, so one runs on the next event; both versions are kept for runs started earlier.
+    t.is(Number((await db('automations').whereIn('workflow_id', [source.workflowId, draft.workflowId]).count('* as n'))[0].n), 1);
+    const versions = await db('automation_versions as v').join('automations as a', 'a.id', 'v.automation_id').where('a.workflow_id', source.workflowId)
+      .orderBy('v.version').select('v.version', db.raw("v.dsl->>'name' as name"));
+    t.deepEqual(versions.map((v: any) => [v.version, v.name]), [[1, 'Tag every order in sk'], [2, 'Replaced by an assistant']]);
+
+    // The other side: a draft made from nothing publishes as its own automation, beside the others.
+    const fresh = data(await call(client, 'automations_create_draft', { clientRequestId: 'replace-2', rule: sampleRule({ name: 'A rule of its own' }) }));
+    t.is((await publishAutomation(db, actor, fresh.workflowId)).workflow_id, fresh.workflowId);
+    t.like((await api(t.context.server, `/automations/${source.workflowId}`, t.context.key)).body.data, { name: 'Replaced by an assistant', version: 2 });
+  });
+});
+
 test('When a credential is read_only or lacks automations:write, then the write tools do not exist for it; REST has no write route', async (t) => {
   const { db } = t.context.database;
   const names = async (key: string) => withClient(t, key, async (client) => (await client.listTools()).tools.map((tool) => tool.name));

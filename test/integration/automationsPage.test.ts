@@ -118,7 +118,7 @@ test.serial('When a draft no longer validates, then the page lists every problem
   t.is((await db('automations').where({ workflow_id: workflowId }).first()).state, 'draft');
 });
 
-test.serial('When a draft was written as a change of a published automation, then its page names that automation and says publishing adds a second one', async (t) => {
+test.serial('When a draft was written as a change of a published automation, then its page names that automation, and publishing it replaces that automation\'s rule', async (t) => {
   const { db } = t.context.database;
   const actor = await personActor(db);
   const source = await draft(t);
@@ -126,6 +126,13 @@ test.serial('When a draft was written as a change of a published automation, the
   const changed = await updateDraft(db, actor, { workflowId: source, expectedVersion: 1, rule: sampleRule({ name: 'Tag every order in sk, v2' }) });
   const editor = await signedIn(t, { role: 'owner' });
   const page = await editor.get(`/app/automations/${changed.workflow_id}`);
-  t.regex(page.text, new RegExp(`id="replaces"[^]*href="/app/automations/${source}"[^]*adds a second automation`));
+  t.regex(page.text, new RegExp(`id="replaces"[^]*href="/app/automations/${source}"[^]*replaces that automation's rule`));
   t.notRegex((await editor.get(`/app/automations/${source}`)).text, /id="replaces"/);
+  const published = await editor.post(`/app/automations/${changed.workflow_id}/publish`, { _csrf: csrfOf(page.text) });
+  t.is(published.status, 303);
+  t.is(published.headers.get('location'), `/app/automations/${source}?done=replace`);
+  const after = await editor.get(`/app/automations/${source}?done=replace`);
+  t.regex(after.text, /Published as this automation&#39;s new version/);
+  t.regex(after.text, /Tag every order in sk, v2/);
+  t.is((await editor.get(`/app/automations/${changed.workflow_id}`)).status, 404);
 });

@@ -305,6 +305,16 @@ test.serial('When a partner discount code is ensured, then the coupon is created
     t.is(reserved.code, 'COUPON_CODE_TAKEN');
     t.is(reserved.details?.partnerId, String(approved[1].id));
     t.is(await shopInShop(t, 'sk', 'RESERVEDCW'), null);
+    // coupons_ensure may not take it either: refused before anything is written on any shop named (cz first, free there).
+    const ensured = await fails(client, 'coupons_ensure', { markets: ['cz', 'sk'], code: 'reservedcw', discount: { type: 'percent', percent: 5 } });
+    t.is(ensured.code, 'COUPON_CODE_TAKEN');
+    t.is(ensured.details?.partnerId, String(approved[1].id));
+    t.is(await shopInShop(t, 'sk', 'RESERVEDCW'), null);
+    t.is(await shopInShop(t, 'cz', 'RESERVEDCW'), null, 'nothing written on the shop where the code is free');
+    // The other side: the reservation is per shop, so the same code is created where no partner reserved it.
+    const free = await ok(client, 'coupons_ensure', { markets: ['cz'], code: 'reservedcw', discount: { type: 'percent', percent: 5 } });
+    t.deepEqual(free.shops.map((s: any) => [s.market, s.outcome]), [['cz', 'created']]);
+    t.deepEqual((await shopInShop(t, 'cz', 'RESERVEDCW'))?.discount, { type: 'percent', percent: 5 });
     t.is((await fails(client, 'affiliate_discount_codes_ensure', { market: 'sk', partnerId: partner.id, code: 'PARTNERCW3' })).code, 'MISSING_PARAMETER');
     t.is(await shopInShop(t, 'sk', 'PARTNERCW3'), null);
 

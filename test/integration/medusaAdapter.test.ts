@@ -260,7 +260,9 @@ test.serial('When a price, a capture, a stock level and a new order change in Me
   const of = (type: string) => events.filter((e) => e.event_type === type);
   t.deepEqual(of('order.paid').map((e) => e.data), [{ order_code: String(authorised.displayId) }]);
   t.true(of('order.created').some((e) => e.data.order_code === String(fresh.display_id)));
-  t.true(of('inventory.stock_changed').some((e) => e.data.item_id === mugL.sku && e.data.kind === 'adjustment'), JSON.stringify(events));
+  // item_id is Medusa's inventory item, sku the variant's SKU: two values, not one twice.
+  t.true(of('inventory.stock_changed').some((e) => e.data.item_id === mugL.inventoryItemId && e.data.sku === mugL.sku && e.data.kind === 'adjustment'), JSON.stringify(events));
+  t.not(mugL.inventoryItemId, mugL.sku);
   // SPEC has no price event (a price change emits nothing); the new order's reservation moves the tea's stock too.
   t.false(events.some((e) => e.event_type.startsWith('product')));
 

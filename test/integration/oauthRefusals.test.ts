@@ -246,17 +246,43 @@ test('When registrations flood in from one address, then the fourth within a min
   t.deepEqual(statuses, [201, 201, 201, 429]);
 });
 
-test('When a client names a jwks_uri or sector_identifier_uri on a private address, then the server never fetches it', async (t) => {
-  for (const metadata of [
-    { jwks_uri: 'https://internal.example.com/jwks.json', token_endpoint_auth_method: 'private_key_jwt' },
-    { jwks_uri: 'https://127.0.0.1/jwks.json', token_endpoint_auth_method: 'private_key_jwt' },
-    { sector_identifier_uri: 'https://127.0.0.1/sector.json', subject_type: 'pairwise' },
-    { sector_identifier_uri: 'http://internal.example.com/sector.json' },
-  ]) {
-    const response = await register(t.context.server.baseUrl, metadata);
-    t.true(response.status === 400 || response.status === 201, `${JSON.stringify(metadata)}: ${response.status}`);
+/** A private_key_jwt client assertion (never validly signed: the server must fetch the client's keys to find that out). */
+function clientAssertion(base: string, clientId: string): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const payload = { iss: clientId, sub: clientId, aud: [base, `${base}/oauth/token`], exp: Math.floor(Date.now() / 1000) + 60, jti: crypto.randomUUID() };
+  return `${part({ alg: 'ES256', typ: 'JWT' })}.${part(payload)}.${Buffer.alloc(64).toString('base64url')}`;
+}
+
+/** Registers a private_key_jwt client with `jwksUri` and authenticates as it at the token endpoint (where its keys are read). */
+async function authenticateWithKeysAt(base: string, jwksUri: string): Promise<number> {
+  const registered = await register(base, { jwks_uri: jwksUri, token_endpoint_auth_method: 'private_key_jwt' });
+  if (registered.status !== 201) throw new Error(`registration with jwks_uri ${jwksUri}: ${registered.status} ${JSON.stringify(registered.body)}`);
+  const response = await fetch(`${base}/oauth/token`, {
+    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token', refresh_token: 'none', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: clientAssertion(base, registered.body.client_id),
+    }),
+  });
+  return response.status;
+}
+
+test.serial('When a client names a jwks_uri or sector_identifier_uri on a private address, then the server never fetches it; on a public address it does', async (t) => {
+  const base = t.context.server.baseUrl;
+  fetched.length = 0;
+  // The other side first, so the recorder is known to see the server's fetches: a public address is fetched.
+  t.is(await authenticateWithKeysAt(base, 'https://keys.example.com/jwks.json'), 401, 'no valid key there: the assertion is refused');
+  t.true(fetched.includes('https://keys.example.com/jwks.json'), `the keys were read at the token endpoint: ${fetched.join(',')}`);
+  t.is((await register(base, { sector_identifier_uri: 'https://keys.example.com/sector.json' })).status, 400, 'its answer is not the list of redirect URIs');
+  t.true(fetched.includes('https://keys.example.com/sector.json'), `the sector document was read at registration: ${fetched.join(',')}`);
+  // Private addresses: the same steps, and nothing is opened.
+  for (const jwksUri of ['https://internal.example.com/jwks.json', 'https://127.0.0.1/jwks.json']) {
+    t.is(await authenticateWithKeysAt(base, jwksUri), 401, jwksUri);
   }
-  t.false(fetched.some((url) => url.includes('internal.example.com') || url.includes('127.0.0.1')), fetched.join(','));
+  for (const sectorUri of ['https://127.0.0.1/sector.json', 'https://internal.example.com/sector.json']) {
+    t.is((await register(base, { sector_identifier_uri: sectorUri })).status, 400, sectorUri);
+  }
+  t.deepEqual(fetched.filter((url) => url.includes('internal.example.com') || url.includes('127.0.0.1')), []);
 });
 
 test('When a second authorization in the same browser ends the first one\'s refresh token, then the first access token ends too', async (t) => {

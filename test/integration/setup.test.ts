@@ -2,13 +2,10 @@
  * People set the service up (issue 28) with the real CLI process, a real Postgres and the real application server: an
  * account with plan and zone, its first owner who signs in, a shop connected through the platform's test connection
  * (refused credentials save nothing), credentials stored encrypted and never in any REST, MCP, CLI or page answer,
- * and a disconnect that keeps the shop's data.
+ * a disconnect that keeps the shop's data, and a restore that keeps or asks again for the credentials.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import anyTest, { type TestFn } from 'ava';
-import { projectRoot } from '../../src/config/projectRoot.js';
+import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { FormClient, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { api, issueKey, type TestServer } from '../helpers/server.js';
@@ -17,7 +14,6 @@ import { decryptCredentials } from '../../src/setup/credentials.js';
 
 interface Context { database: TestDatabase; server: TestServer; secretsKey: Buffer }
 const test = anyTest as TestFn<Context>;
-const run = promisify(execFile);
 
 test.before(async (t) => {
   const database = await createTestDatabase();
@@ -30,17 +26,8 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-async function cli(t: { context: Context }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), ...args], {
-      env: { ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent', SECRETS_KEY: t.context.secretsKey.toString('base64') },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** The real CLI process over this file's database, with its SECRETS_KEY. */
+const cli = (t: { context: Context }, ...args: string[]) => runCli(t.context.database.url, args, { SECRETS_KEY: t.context.secretsKey.toString('base64') });
 
 const SECRET = 'key-7f3a9c1e5b2d8e40aa';
 const REJECTED = 'rejected-4d2c1b0a9f8e';
@@ -145,4 +132,59 @@ test.serial('When a shop is connected, then it is saved with its platform settin
   t.truthy(after.removed_at);
   t.truthy(await db('shop_platform_settings').where({ shop_id: shop.id }).first());
   t.is(await db('shop_credentials').where({ shop_id: shop.id }).first(), undefined);
+});
+
+test.serial('When a removed shop is restored, then its credentials are kept; a disconnected one is restored only with credentials that pass the test connection', async (t) => {
+  const db = t.context.database.db;
+  const connect = ['shops', 'connect', 'cz', '--account', 'newco', '--platform', 'demo', '--currency', 'CZK', '--time-zone', 'Europe/Prague', '--country', 'CZ'];
+  t.is((await cli(t, ...connect, '--credential', `apiKey=${SECRET}`)).code, 0);
+  const account = await db('accounts').where({ code: 'newco' }).first('id');
+  const shop = await db('shops').where({ account_id: account.id, code: 'cz' }).first('id');
+  const credentialsOf = async () => {
+    const row = await db('shop_credentials').where({ shop_id: shop.id }).first('credentials_encrypted');
+    return row ? decryptCredentials({ current: t.context.secretsKey }, String(shop.id), row.credentials_encrypted) : null;
+  };
+  const removedAt = async () => (await db('shops').where({ id: shop.id }).first('removed_at')).removed_at;
+
+  // Removed and restored: the same credentials, live again.
+  t.is((await cli(t, 'shops', 'remove', 'cz', '--account', 'newco')).code, 0);
+  t.truthy(await removedAt());
+  const restored = await cli(t, 'shops', 'restore', 'cz', '--account', 'newco', '--json');
+  t.is(restored.code, 0, restored.stderr);
+  t.is(JSON.parse(restored.stdout).credentials, 'kept');
+  t.is(await removedAt(), null);
+  t.deepEqual(await credentialsOf(), { apiKey: SECRET });
+
+  // Disconnected (credentials deleted): without credentials, or with ones the platform refuses, nothing changes.
+  t.is((await cli(t, 'shops', 'disconnect', 'cz', '--account', 'newco')).code, 0);
+  t.is(await credentialsOf(), null);
+  const bare = await cli(t, 'shops', 'restore', 'cz', '--account', 'newco');
+  t.is(bare.code, 2);
+  t.regex(bare.stderr, /MISSING_PARAMETER: Shop `cz` was disconnected and its demo credentials deleted/);
+  t.truthy(await removedAt(), 'still removed');
+  const refused = await cli(t, 'shops', 'restore', 'cz', '--account', 'newco', '--credential', `apiKey=${REJECTED}`);
+  t.is(refused.code, 2);
+  t.regex(refused.stderr, /PLATFORM_CONNECTION_REFUSED/);
+  t.false(refused.stderr.includes(REJECTED));
+  t.truthy(await removedAt(), 'still removed');
+  t.is(await credentialsOf(), null);
+
+  // With credentials the platform accepts: live again, those stored encrypted, never printed.
+  const renewed = 'key-renewed-2b7e151628aed2a6';
+  const again = await cli(t, 'shops', 'restore', 'cz', '--account', 'newco', '--credential', `apiKey=${renewed}`, '--json');
+  t.is(again.code, 0, again.stderr);
+  t.false(again.stdout.includes(renewed));
+  t.is(JSON.parse(again.stdout).credentials, 'replaced');
+  t.is(await removedAt(), null);
+  t.deepEqual(await credentialsOf(), { apiKey: renewed });
+  const stored = await db('shop_credentials').where({ shop_id: shop.id }).first('credentials_encrypted');
+  t.false(Buffer.from(stored.credentials_encrypted).includes(Buffer.from(renewed)), 'stored encrypted');
+
+  // A shop that never had stored credentials (the demo's loaded ones) is restored as before.
+  t.is((await cli(t, 'shops', 'remove', 'pl')).code, 0);
+  const demo = await cli(t, 'shops', 'restore', 'pl', '--json');
+  t.is(demo.code, 0, demo.stderr);
+  t.is(JSON.parse(demo.stdout).credentials, 'none');
+  const pl = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'pl' }).first('s.removed_at');
+  t.is(pl.removed_at, null);
 });

@@ -87,6 +87,8 @@ test.serial('When a person approves product texts, then the shop stores them, th
   const { db } = t.context.database;
   const a = await author(t, 'sk');
   const [code1, code2] = await products(db, a.shop.id, 2);
+  // The second product's page address is unknown (as on a platform that does not know its storefront).
+  await db('products').where({ shop_id: a.shop.id, code: code2 }).update({ url: null });
   const c1 = (await getProductContent(db, a.shop.id, code1))!;
   const c2 = (await getProductContent(db, a.shop.id, code2))!;
   const proposed = '<p onclick="steal()">Nový popis</p><script>alert(1)</script><p>Druhý odsek</p>';
@@ -126,7 +128,9 @@ test.serial('When a person approves product texts, then the shop stores them, th
   t.is(e1.data.source_run_id, draftId);
   t.is(e1.data.store_id, 'sk');
   t.is(e1.data.entity, 'product');
-  t.is(e1.data.canonical_url, null);
+  // The page address the demo platform gave with its catalogue (SPEC: the public address if known, else null).
+  t.is(e1.data.canonical_url, `https://www.domov-kuchyna.sk/p/${code1.toLowerCase()}`);
+  t.is(events.find((e) => e.resource_id === code2)!.data.canonical_url, null);
   // What the service serves is what the shop stores.
   const served = (await getProductContent(db, a.shop.id, code1))!;
   t.is(served.fields.description.value, stored.description);

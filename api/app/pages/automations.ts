@@ -17,6 +17,7 @@ import { currentPerson, requirePerson } from '../session.js';
 
 const DONE_MESSAGES: Record<string, string> = {
   publish: 'Published: this version is the one that runs. Enable it to run it on new events.',
+  replace: 'Published as this automation\'s new version: it replaced the previous rule and kept its enabled or disabled state; runs already started finish the previous version.',
   enable: 'Enabled: new events of its trigger start runs.',
   disable: 'Disabled: no new runs start, and its waiting runs were cancelled.',
   'disable-later': 'Disabled: no new runs start; its waiting runs are cancelled as soon as the worker is reachable.',
@@ -57,7 +58,8 @@ export function automationsRoutes(deps: ApplicationDeps): Router {
 
   router.post('/automations/:workflowId/publish', requirePerson, async (req, res) => {
     const row = await publishAsPerson(db, currentPerson(res), idOf(req));
-    res.redirect(303, `/app/automations/${row.workflow_id}?done=publish`);
+    // A draft of a published automation was consumed: the page to show is the automation it replaced.
+    res.redirect(303, `/app/automations/${row.workflow_id}?done=${row.workflow_id === idOf(req) ? 'publish' : 'replace'}`);
   });
 
   router.post('/automations/:workflowId/enable', requirePerson, async (req, res) => {

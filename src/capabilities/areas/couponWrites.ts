@@ -47,7 +47,7 @@ const dependencySchema = z.object({
 export const couponsEnsure = defineCapability({
   name: 'coupons.ensure',
   summary: 'Makes sure a coupon exists on selected shops; an existing coupon with a different discount is NOT overwritten.',
-  description: 'For each shop in `markets`: when the shop has no coupon `code`, creates it with the given discount and optional fields and answers `created`; when it has one with the same discount, changes nothing and answers `exists` (listing any other fields that differ); when it has one with a DIFFERENT discount, changes nothing and answers `conflict` — use coupons_update (preview, then confirmation) to change it. Every shop and field is validated before anything is written (coupons_capabilities says what the platform takes). The result of each shop is in /coupons at once. Repeating the call creates nothing more.',
+  description: 'For each shop in `markets`: when the shop has no coupon `code`, creates it with the given discount and optional fields and answers `created`; when it has one with the same discount, changes nothing and answers `exists` (listing any other fields that differ); when it has one with a DIFFERENT discount, changes nothing and answers `conflict` — use coupons_update (preview, then confirmation) to change it. Every shop and field is validated before anything is written (coupons_capabilities says what the platform takes); a code an affiliate partner\'s approved code request reserved in a shop is COUPON_CODE_TAKEN. The result of each shop is in /coupons at once. Repeating the call creates nothing more.',
   path: null,
   scope: 'coupons:write',
   mcpTool: 'coupons_ensure',

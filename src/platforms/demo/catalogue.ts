@@ -45,6 +45,11 @@ export interface ShopDefinition {
   stockKeeping: 'balance' | 'product_card';
 }
 
+/** The public address of a product's page in a demo shop (its catalogue `url` and its search-console rows alike). */
+export const productPageUrl = (shop: Pick<ShopDefinition, 'baseUrl'>, code: string): string => `${shop.baseUrl}/p/${code.toLowerCase()}`;
+/** The public address of a category's page in a demo shop. */
+export const categoryPageUrl = (shop: Pick<ShopDefinition, 'baseUrl'>, guid: string): string => `${shop.baseUrl}/c/${guid}`;
+
 export interface CarrierProfile {
   id: string;
   name: string;

@@ -1,5 +1,5 @@
 /** Catalogue part of the demo generator: categories, ~300 products and the connected carriers of one shop. */
-import { CARRIERS, CATEGORIES, PRODUCT_BASES, PRODUCT_LINES, shopCarrierCodes, type ShopDefinition } from './catalogue.js';
+import { CARRIERS, CATEGORIES, categoryPageUrl, PRODUCT_BASES, PRODUCT_LINES, productPageUrl, shopCarrierCodes, type ShopDefinition } from './catalogue.js';
 import { shelfPrice, withoutVat } from './money.js';
 import { createRandom } from './random.js';
 import { DAY_MS } from './time.js';
@@ -61,7 +61,7 @@ export function buildCatalogueModel(seed: number, shop: ShopDefinition, options:
     const createdAt = openedMs + rng.int(0, 30) * DAY_MS + rng.int(0, DAY_MS - 1);
     const updatedAt = rng.chance(0.4) ? createdAt + rng.int(0, endMs - createdAt) : createdAt;
     categories.push({
-      guid, name: def.names[shop.language], parentGuid: def.parent ? guidByKey.get(def.parent)! : null, position,
+      guid, name: def.names[shop.language], parentGuid: def.parent ? guidByKey.get(def.parent)! : null, position, url: categoryPageUrl(shop, guid),
       createdAt: new Date(createdAt), updatedAt: new Date(Math.min(updatedAt, endMs)),
     });
   }
@@ -96,9 +96,10 @@ export function buildCatalogueModel(seed: number, shop: ShopDefinition, options:
     const createdAtMs = rng.chance(0.82)
       ? windowStartMs - rng.int(1, 700) * DAY_MS + rng.int(0, DAY_MS - 1)
       : windowStartMs + Math.floor(rng.next() * 0.85 * (endMs - windowStartMs));
+    const code = `${shop.code.toUpperCase()}-${10001 + i}`;
     const model: ProductModel = {
       product: {
-        code: `${shop.code.toUpperCase()}-${10001 + i}`,
+        code,
         name,
         ean: `${first12}${ean13CheckDigit(first12)}`,
         plu: rng.chance(0.3) ? String(1000 + i) : null,
@@ -108,6 +109,7 @@ export function buildCatalogueModel(seed: number, shop: ShopDefinition, options:
         vatRate,
         purchasePriceMinor: null,
         active: !rng.chance(0.05),
+        url: productPageUrl(shop, code),
         createdAt: new Date(createdAtMs),
         updatedAt: new Date(createdAtMs),
       },

@@ -147,15 +147,15 @@ async function countShopData(conn: PgConnection, shopId: string): Promise<ShopDa
 
 /** Writes categories, products and carriers of a shop. */
 async function writeCatalogue(conn: PgConnection, shopId: string, catalogue: GeneratedCatalogue): Promise<{ products: number; categories: number }> {
-  const categories = new CopyBuffer('categories', ['shop_id', 'guid', 'name', 'parent_guid', 'position', 'created_at', 'updated_at']);
-  for (const c of catalogue.categories) categories.add([shopId, c.guid, c.name, c.parentGuid, c.position, c.createdAt, c.updatedAt]);
+  const categories = new CopyBuffer('categories', ['shop_id', 'guid', 'name', 'parent_guid', 'position', 'url', 'created_at', 'updated_at']);
+  for (const c of catalogue.categories) categories.add([shopId, c.guid, c.name, c.parentGuid, c.position, c.url ?? null, c.createdAt, c.updatedAt]);
   const products = new CopyBuffer('products', [
-    'shop_id', 'code', 'name', 'ean', 'plu', 'category_guid', 'currency', 'price_with_vat', 'vat_rate', 'purchase_price', 'active', 'created_at', 'updated_at',
+    'shop_id', 'code', 'name', 'ean', 'plu', 'category_guid', 'currency', 'price_with_vat', 'vat_rate', 'purchase_price', 'active', 'url', 'created_at', 'updated_at',
   ]);
   for (const p of catalogue.products) {
     products.add([
       shopId, p.code, p.name, p.ean, p.plu, p.categoryGuid, p.currency, formatMinor(p.priceWithVatMinor), p.vatRate,
-      p.purchasePriceMinor === null ? null : formatMinor(p.purchasePriceMinor), p.active, p.createdAt, p.updatedAt,
+      p.purchasePriceMinor === null ? null : formatMinor(p.purchasePriceMinor), p.active, p.url ?? null, p.createdAt, p.updatedAt,
     ]);
   }
   // Carriers are few and carry jsonb and bytea, so plain parameterised inserts are simplest.

@@ -4,7 +4,7 @@
  * the day three days back as `final`; a final row replaces the fresh one of the same key (its figures settle a little).
  * A pure function of (seed, shop, day, state) on its own random streams (`sc-rows`, `sc-fresh`).
  */
-import type { ShopDefinition } from './catalogue.js';
+import { categoryPageUrl, productPageUrl, type ShopDefinition } from './catalogue.js';
 import type { GeneratedCatalogue } from './types.js';
 import { createRandom } from './random.js';
 import { DAY_MS } from './time.js';
@@ -26,10 +26,10 @@ function terms(shop: ShopDefinition, catalogue: GeneratedCatalogue): Term[] {
     { query: host, page: `${shop.baseUrl}/`, weight: 8, position: 1.1 },
   ];
   catalogue.categories.filter((c) => c.parentGuid === null).slice(0, 6).forEach((c, i) => {
-    out.push({ query: c.name.toLowerCase(), page: `${shop.baseUrl}/c/${c.guid}`, weight: 10 - i, position: 6 + i * 1.5 });
+    out.push({ query: c.name.toLowerCase(), page: categoryPageUrl(shop, c.guid), weight: 10 - i, position: 6 + i * 1.5 });
   });
   catalogue.products.slice(0, 8).forEach((p, i) => {
-    out.push({ query: p.name.toLowerCase(), page: `${shop.baseUrl}/p/${p.code.toLowerCase()}`, weight: 5 - i * 0.4, position: 4 + i });
+    out.push({ query: p.name.toLowerCase(), page: productPageUrl(shop, p.code), weight: 5 - i * 0.4, position: 4 + i });
   });
   return out;
 }

@@ -224,7 +224,7 @@ export function toStockItem(item: MedusaInventoryItem, locationIds: ReadonlySet<
   const sum = (f: 'stocked_quantity' | 'reserved_quantity' | 'available_quantity') => levels.reduce((s, l) => s + Number(l[f]), 0);
   const code = item.sku ?? item.id;
   return {
-    code, sku: code, source: 'balance', quantity: sum('available_quantity'), physical: sum('stocked_quantity'), reserved: sum('reserved_quantity'),
+    code, sku: code, itemId: item.id, source: 'balance', quantity: sum('available_quantity'), physical: sum('stocked_quantity'), reserved: sum('reserved_quantity'),
     available: sum('available_quantity'), updatedAt: latest(levels.map((l) => l.updated_at))!,
   };
 }

@@ -8,18 +8,19 @@ import type { AreaRecords, PlatformCategory, PlatformProduct } from '../../platf
 import { formatMinor } from '../../records/money.js';
 import type { SyncShop } from '../shops.js';
 
-const CATEGORY_COLUMNS = ['name', 'parent_guid', 'position', 'created_at', 'updated_at'];
-const PRODUCT_COLUMNS = ['name', 'ean', 'plu', 'category_guid', 'currency', 'price_with_vat', 'vat_rate', 'purchase_price', 'active', 'created_at', 'updated_at'];
+const CATEGORY_COLUMNS = ['name', 'parent_guid', 'position', 'url', 'created_at', 'updated_at'];
+const PRODUCT_COLUMNS = ['name', 'ean', 'plu', 'category_guid', 'currency', 'price_with_vat', 'vat_rate', 'purchase_price', 'active', 'url', 'created_at', 'updated_at'];
 
 function categoryRow(shopId: string, c: PlatformCategory) {
-  return { shop_id: shopId, guid: c.guid, name: c.name, parent_guid: c.parentGuid, position: c.position, created_at: c.createdAt, updated_at: c.updatedAt };
+  return { shop_id: shopId, guid: c.guid, name: c.name, parent_guid: c.parentGuid, position: c.position, url: c.url ?? null, created_at: c.createdAt, updated_at: c.updatedAt };
 }
 
 function productRow(shopId: string, p: PlatformProduct) {
   return {
     shop_id: shopId, code: p.code, name: p.name, ean: p.ean || null, plu: p.plu, category_guid: p.categoryGuid || null, currency: p.currency,
     price_with_vat: formatMinor(p.priceWithVatMinor), vat_rate: p.vatRate.toFixed(2),
-    purchase_price: p.purchasePriceMinor === null ? null : formatMinor(p.purchasePriceMinor), active: p.active, created_at: p.createdAt, updated_at: p.updatedAt,
+    purchase_price: p.purchasePriceMinor === null ? null : formatMinor(p.purchasePriceMinor), active: p.active, url: p.url ?? null,
+    created_at: p.createdAt, updated_at: p.updatedAt,
   };
 }
 

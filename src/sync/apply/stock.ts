@@ -39,7 +39,8 @@ export async function applyStock(trx: Knex.Transaction, shop: SyncShop, records:
         written++;
       }
       // A platform without movements announces the changed figures themselves (never a re-read of unchanged ones).
-      if (changed && record.announce) sink.emit('inventory.stock_changed', item.code, { item_id: item.code, sku: item.sku, kind: record.announce }, item.updatedAt);
+      // `item_id` is the platform's inventory item; a platform that keys stock by product code has no other id.
+      if (changed && record.announce) sink.emit('inventory.stock_changed', item.code, { item_id: item.itemId ?? item.code, sku: item.sku, kind: record.announce }, item.updatedAt);
     }
     await bulkInsert(trx, 'stock_items', fresh);
     written += fresh.length;
