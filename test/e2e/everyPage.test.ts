@@ -21,10 +21,19 @@ const test = anyTest as TestFn<Context>;
 
 /** The pages a signed-in owner can open from the navigation, and the pages behind them that need no prepared data. */
 export const APPLICATION_PAGES = [
-  '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/content', '/app/content?market=sk&entity=product&id=NOPE',
+  '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/products', '/app/products?market=sk&search=NOTHING-MATCHES', '/app/products/import',
+  '/app/categories', '/app/categories?market=sk&search=NOTHING-MATCHES',
   '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
   '/app/plan', '/app/account', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
 ];
+
+/** Pages of one record of the demo shop: a product card and a category screen (their codes come from the data). */
+async function recordPages(database: TestDatabase): Promise<string[]> {
+  const shop = await database.db('shops').where({ code: 'sk' }).first('id');
+  const product = await database.db('products').where({ shop_id: shop.id }).orderBy('code').first('code');
+  const category = await database.db('categories').where({ shop_id: shop.id }).orderBy('guid').first('guid');
+  return [`/app/products/sk/${encodeURIComponent(product.code)}`, `/app/categories/sk/${encodeURIComponent(category.guid)}`];
+}
 
 test.before(async (t) => {
   const database = await createTestDatabase();
@@ -86,7 +95,7 @@ for (const viewport of VIEWPORTS) {
       const owner = await makePerson(t.context.database.db, { role: 'owner' });
       const problems = await problemsOf(page, '/app/sign-in');
       await signInInBrowser(page, owner.email, owner.password);
-      for (const path of APPLICATION_PAGES) problems.push(...await problemsOf(page, path, viewport.name));
+      for (const path of [...APPLICATION_PAGES, ...await recordPages(t.context.database)]) problems.push(...await problemsOf(page, path, viewport.name));
       t.deepEqual(problems, []);
     } finally {
       await screenshotOnFailure(t, page);
