@@ -58,6 +58,8 @@ export interface ApplicationOptions {
   signInAttemptsPerWindow?: number;
   /** The workers' Temporal task queue, where the Automations page starts manual runs (default `store-ops`; tests use their own). */
   taskQueue?: string;
+  /** Customer exports up to this many rows are made at once, larger ones by a workflow (default 5000; tests lower it). */
+  customerExportDirectMaxRows?: number;
   /** Tests only: how Client ID Metadata Documents are fetched (stands in for a client's web host). */
   oauthFetch?: typeof fetch;
 }

@@ -92,6 +92,7 @@ test.serial('When a person edits a product text on its card, then the shop keeps
   const person = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
   await signInInBrowser(page, person.email, person.password);
   await page.click('header nav a:has-text("Products")');
+  await page.selectOption('#product-filters select[name=market]', 'sk');
   await page.fill('#product-filters input[name=search]', code);
   await page.click('#product-filters button[type=submit]');
   await page.click(`#products tr[data-code="${code}"] a`);
@@ -155,8 +156,9 @@ test.serial('When a person imports a CSV file, then the preview lists only the r
   const current = (await db('products').where({ shop_id: shop.id, code: same }).first('meta_title')).meta_title as string;
   const person = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
   await signInInBrowser(page, person.email, person.password);
-  await page.goto('/app/products');
+  await page.goto('/app/products?market=sk');
   await page.click('#import-link');
+  t.is(await page.inputValue('#import-form select[name=market]'), 'sk', 'the import starts in the shop of the list');
   const csv = `code,metaTitle,metaDescription\r\n${changed},"Titulok z importu, s čiarkou",\r\n${same},"${current.replace(/"/g, '""')}",\r\nNO-SUCH-CODE,Niečo,\r\n`;
   await page.setInputFiles('#import-form input[name=file]', { name: 'texty.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
   await page.click('#import-form button[type=submit]');
@@ -187,7 +189,7 @@ test.serial('When a person imports an XLSX file, then its rows are previewed lik
   sheet.addRow([code, 'Popis z tabuľky']);
   const person = await makePerson(t.context.database.db, { role: 'member', permissions: ['texts:edit'] });
   await signInInBrowser(page, person.email, person.password);
-  await page.goto('/app/products/import');
+  await page.goto('/app/products/import?market=sk');
   await page.setInputFiles('#import-form input[name=file]', { name: 'texty.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: Buffer.from(await workbook.xlsx.writeBuffer()) });
   await page.click('#import-form button[type=submit]');
   await page.waitForSelector('#import-changes');
@@ -220,6 +222,8 @@ test.serial('When a person edits a category on its screen, then one category eve
   const person = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
   await signInInBrowser(page, person.email, person.password);
   await page.click('header nav a:has-text("Categories")');
+  await page.selectOption('#category-filters select[name=market]', 'sk');
+  await page.click('#category-filters button[type=submit]');
   await page.click(`#categories tr[data-guid="${guid}"] a`);
   await page.fill('textarea[name=metaTitle]', 'Kategória upravená ručne');
   await page.click('#edit-content button[type=submit]');

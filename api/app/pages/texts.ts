@@ -74,9 +74,9 @@ export function textsRoutes(deps: ApplicationDeps): Router {
 
   // Import: upload → preview (only real changes) → confirm once → results. Registered before the card's paths.
   const importPage = async (res: Response, extra: Record<string, unknown> = {}, status = 200) => {
-    renderPage(res, 'textImport', { title: 'Import product texts', shops: await shopsOf(res), maxRows: IMPORT_MAX_ROWS, maxBytes: IMPORT_MAX_BYTES, fields: PRODUCT_TEXT_FIELDS, error: null, code: null, ...extra }, status);
+    renderPage(res, 'textImport', { title: 'Import product texts', shops: await shopsOf(res), maxRows: IMPORT_MAX_ROWS, maxBytes: IMPORT_MAX_BYTES, fields: PRODUCT_TEXT_FIELDS, market: '', error: null, code: null, ...extra }, status);
   };
-  router.get('/products/import', ...editor, async (_req, res) => importPage(res));
+  router.get('/products/import', ...editor, async (req, res) => importPage(res, { market: query(req, 'market') }));
   router.post('/products/import', ...editor, async (req, res) => {
     const market = field(req.body, 'market');
     const file = (req.body as Record<string, unknown>).file as UploadedFile | undefined;
@@ -86,7 +86,7 @@ export function textsRoutes(deps: ApplicationDeps): Router {
       res.redirect(303, `/app/products/import/${batchId}`);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      await importPage(res, { error: error.message, code: error.code }, error.status);
+      await importPage(res, { market, error: error.message, code: error.code }, error.status);
     }
   });
   router.get('/products/import/:batchId', ...editor, async (req, res) => {

@@ -35,7 +35,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('format').notNullable();
     t.jsonb('query').notNullable();
     t.text('status').notNullable();
-    t.integer('rows_total').notNullable();
+    // Rows written so far (the progress the page shows) and, once ready, in the file.
+    t.integer('rows_total');
     t.integer('rows_done').notNullable().defaultTo(0);
     t.binary('file');
     t.text('file_name');
