@@ -13,6 +13,7 @@ import { runCapability, type RunDeps } from '../capabilities/run.js';
 
 export interface DirectoryQuery {
   market: string;
+  search?: string;
   purchaseFrom?: string;
   purchaseTo?: string;
 }

@@ -37,6 +37,7 @@ export function customersRoutes(deps: ApplicationDeps): Router {
     const value = (name: string) => (typeof source[name] === 'string' ? (source[name] as string) : '');
     const market = value('market') || shops[0]?.code || '';
     const query: DirectoryQuery = { market };
+    if (value('search').trim()) query.search = value('search').trim();
     if (value('purchaseFrom')) query.purchaseFrom = value('purchaseFrom');
     if (value('purchaseTo')) query.purchaseTo = value('purchaseTo');
     return { person, shops, query };

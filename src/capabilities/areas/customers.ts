@@ -67,19 +67,21 @@ const directoryFieldScopes: FieldScopes = {
 };
 
 const purchaseFrom = dateParam.describe('Purchase activity filter: only customers with at least one order on or after this day (shop time zone, inclusive). Not a filter on the first or last order date.');
+const customerSearch = z.string().trim().min(2).max(100)
+  .describe('Text search (2–100 characters, case-insensitive): customers whose `customerKey` starts with it or, with `personal-data:read`, whose name, company or e-mail contains it. Without that scope names and e-mails are not searched (the search must not reveal what the fields would hide). Keeps the directory order and paging.');
 const purchaseTo = dateParam.describe('Purchase activity filter: last day (inclusive); defaults to today when only `purchaseFrom` is given.');
 
 /** Lists the shop's customers (one row per pseudonym), newest activity first, with scope-dependent fields. */
 export const customersList = defineCapability({
   name: 'customers.list',
   summary: 'Customer directory of one shop: shops, language, lifetime counts and revenue by currency, optional purchase period.',
-  description: 'Returns the customers of the shop `market` as staff see them on the Customers screen: one row per customer pseudonym (`customerKey`), newest activity first, in pages (send `nextCursor` back as `cursor` with the other parameters unchanged until `hasMore` is false). Lifetime fields (`ordersCount`, `revenue`, `lifetimeRevenue`, first and last order) never change with a period. With `purchaseFrom`/`purchaseTo` only customers with at least one order in that interval are listed (purchase activity, not the first or last order date), ordered by their latest order in it, and `periodFrom`, `periodTo`, `periodOrdersCount`, `periodRevenueByCurrency` appear next to the lifetime fields. Name, company, e-mail, phone and `marketingGender` need `personal-data:read`; money needs `reports:read`; a field without its scope is absent, not null. `marketingGender` is inferred from the first name, not stated by the customer. For ranking customers by revenue use customers_performance.',
+  description: 'Returns the customers of the shop `market` as staff see them on the Customers screen: one row per customer pseudonym (`customerKey`), newest activity first, in pages (send `nextCursor` back as `cursor` with the other parameters unchanged until `hasMore` is false). Lifetime fields (`ordersCount`, `revenue`, `lifetimeRevenue`, first and last order) never change with a period. With `purchaseFrom`/`purchaseTo` only customers with at least one order in that interval are listed (purchase activity, not the first or last order date), ordered by their latest order in it, and `periodFrom`, `periodTo`, `periodOrdersCount`, `periodRevenueByCurrency` appear next to the lifetime fields. Name, company, e-mail, phone and `marketingGender` need `personal-data:read`; money needs `reports:read`; a field without its scope is absent, not null. `marketingGender` is inferred from the first name, not stated by the customer. `search` narrows the list to matching customers (by `customerKey`, and by name, company or e-mail only with `personal-data:read`). For ranking customers by revenue use customers_performance.',
   path: '/customers',
   scope: 'customers:read',
   mcpTool: 'customers_list',
   kind: 'list',
   market: 'required',
-  params: z.object({ market, purchaseFrom: purchaseFrom.optional(), purchaseTo: purchaseTo.optional(), limit: limit.optional(), cursor: cursor.optional() }).strict(),
+  params: z.object({ market, search: customerSearch.optional(), purchaseFrom: purchaseFrom.optional(), purchaseTo: purchaseTo.optional(), limit: limit.optional(), cursor: cursor.optional() }).strict(),
   result: directoryEntry,
   fieldScopes: directoryFieldScopes,
   paramRules: [
@@ -105,7 +107,7 @@ export const customersList = defineCapability({
       }
       throw error;
     }
-    return listCustomers(ctx, { purchase }, page);
+    return listCustomers(ctx, { purchase, search: params.search ? { text: params.search, personal: ctx.caller.scopes.has('personal-data:read') } : null }, page);
   },
 });
 
