@@ -9,6 +9,7 @@ import { appTest } from '../helpers/app.js';
 import { makePerson } from '../helpers/application.js';
 import { get } from '../helpers/rest.js';
 import { issueKey } from '../helpers/server.js';
+import { shopId } from '../helpers/shops.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import { loadPerson } from '../../src/people/people.js';
 import type { Person } from '../../src/people/model.js';
@@ -27,8 +28,7 @@ async function personWith(t: { context: { database: { db: any } } }, permissions
 }
 
 async function codesAt(db: any, offset: number, count: number): Promise<string[]> {
-  const shop = await db('shops').where({ code: 'sk' }).first('id');
-  return (await db('products').where({ shop_id: shop.id }).orderBy('code').offset(offset).limit(count).select('code')).map((r: { code: string }) => r.code);
+  return (await db('products').where({ shop_id: await shopId(db, 'demo', 'sk') }).orderBy('code').offset(offset).limit(count).select('code')).map((r: { code: string }) => r.code);
 }
 
 const eventsOf = (db: any, code: string) => db('outbox_events').where({ event_type: 'product_content.changed', resource_id: code });
