@@ -28,6 +28,7 @@ async function personWith(t: { context: { database: { db: any } } }, permissions
 }
 
 async function codesAt(db: any, offset: number, count: number): Promise<string[]> {
+  // The demo shop sk has a few hundred products; each test takes its own.
   return (await db('products').where({ shop_id: await shopId(db, 'demo', 'sk') }).orderBy('code').offset(offset).limit(count).select('code')).map((r: { code: string }) => r.code);
 }
 
@@ -37,7 +38,7 @@ test.serial('When a card saves the text the shop already holds, then nothing is 
   const { db } = t.context.database;
   const platforms = createPlatformRegistry({ db });
   const editor = await personWith(t, ['texts:edit']);
-  const [code] = await codesAt(db, 300, 1);
+  const [code] = await codesAt(db, 10, 1);
   const shop = (await findShopByCode(db, editor.accountId, 'sk'))!;
   const before = (await getProductContent(db, shop.id, code))!;
   const same = await saveEntityTexts(db, platforms, editor, 'sk', 'product', code, before.fingerprint, { metaTitle: before.fields.metaTitle.value ?? '' }, NOW());
@@ -56,7 +57,7 @@ test.serial('When a card saves the text the shop already holds, then nothing is 
 test.serial('When a bulk edit names an unknown product, then that entry fails and the others are written under one batch id', async (t) => {
   const { db } = t.context.database;
   const editor = await personWith(t, ['texts:edit']);
-  const [a, b] = await codesAt(db, 310, 2);
+  const [a, b] = await codesAt(db, 20, 2);
   const shop = (await findShopByCode(db, editor.accountId, 'sk'))!;
   const entries = [a, 'NO-SUCH', b].map((id) => ({ id, fingerprint: '', fields: { metaDescription: 'Hromadný popis' } }));
   const { batchId, results } = await writeTextBatch(db, createPlatformRegistry({ db }), editor, shop, 'product', entries, { kind: 'bulk', checkFingerprint: false }, NOW());
@@ -69,7 +70,7 @@ test.serial('When an import is previewed and confirmed, then only real changes a
   const { db } = t.context.database;
   const platforms = createPlatformRegistry({ db });
   const editor = await personWith(t, ['texts:edit']);
-  const [changes, same, raced] = await codesAt(db, 320, 3);
+  const [changes, same, raced] = await codesAt(db, 30, 3);
   const shop = (await findShopByCode(db, editor.accountId, 'sk'))!;
   const current = (await getProductContent(db, shop.id, same))!.fields.shortDescription.value ?? '';
   const csv = `code;shortDescription;metaTitle\n${changes};Nový;\n${same};"${current.replace(/"/g, '""')}";\n${raced};Pretekár;\n`;
@@ -114,7 +115,7 @@ test.serial('When a person without texts:edit writes, then every path refuses an
   const { db } = t.context.database;
   const platforms = createPlatformRegistry({ db });
   const reader = await personWith(t, ['proposals:approve']);
-  const [code] = await codesAt(db, 330, 1);
+  const [code] = await codesAt(db, 40, 1);
   const shop = (await findShopByCode(db, reader.accountId, 'sk'))!;
   const content = (await getProductContent(db, shop.id, code))!;
   for (const attempt of [
