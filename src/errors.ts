@@ -66,6 +66,9 @@ export const errorCatalogue = {
   DICTIONARY_NOT_MANAGEABLE: { status: 409, description: 'The shop\'s availability dictionary cannot be changed through the service (`details.reason`: PLATFORMA, BEZ_ROZSIRENIA or PROSTREDIE).' },
   PROPOSAL_ALREADY_DECIDED: { status: 409, description: 'The proposal was already decided or has expired (`details.status`); a decision is taken once.' },
   WRITES_UNAVAILABLE: { status: 503, description: 'This service instance has no write path (no Temporal client or shop platform adapter): nothing was stored.' },
+  // Text screens of the application (issue 25, UT).
+  IMPORT_FILE_INVALID: { status: 400, description: 'A text import file cannot be used (`details.reason`: format, empty, too_large, no_code_column, unknown_column, duplicate_code, too_many_rows or unreadable; `details.row` / `details.column` where known); nothing was read from it.' },
+  IMPORT_ALREADY_CONFIRMED: { status: 409, description: 'This import preview was already confirmed (its texts were written once); upload the file again for a new preview.' },
   METRICS_UNAVAILABLE: { status: 503, description: '`/metrics` could not read the service-wide figures (Postgres did not answer); the next scrape tries again.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -8,3 +8,4 @@ export { automationConsumerWorkflow } from './automationConsumer.js';
 export { automationRunWorkflow } from './automationRun.js';
 export { proposalWorkflow } from './proposal.js';
 export { affiliateBulkDecisionWorkflow, affiliateMonthlyPayoutsWorkflow, affiliatePayoutRunWorkflow } from './affiliate.js';
+export { customerExportWorkflow } from './customerExport.js';

@@ -30,6 +30,9 @@ import { automationsRoutes } from './pages/automations.js';
 import { approvalsRoutes } from './pages/approvals.js';
 import { customersRoutes } from './pages/customers.js';
 import { documentsRoutes } from './pages/documents.js';
+import { textsRoutes } from './pages/texts.js';
+import { multipartForm } from './multipart.js';
+import { IMPORT_MAX_BYTES } from '../../src/texts/imports.js';
 import { peopleRoutes } from './pages/people.js';
 import { invitationRoutes } from './pages/invitation.js';
 import { affiliateStaffRoutes } from './pages/affiliate/index.js';
@@ -55,6 +58,8 @@ export interface ApplicationOptions {
   signInAttemptsPerWindow?: number;
   /** The workers' Temporal task queue, where the Automations page starts manual runs (default `store-ops`; tests use their own). */
   taskQueue?: string;
+  /** Customer exports up to this many rows are made at once, larger ones by a workflow (default 5000; tests lower it). */
+  customerExportDirectMaxRows?: number;
   /** Tests only: how Client ID Metadata Documents are fetched (stands in for a client's web host). */
   oauthFetch?: typeof fetch;
 }
@@ -103,6 +108,8 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   });
   router.use(cookieParser());
   router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
+  // File uploads (text import) are read before the CSRF check, which then finds `_csrf` among the form's fields.
+  router.use('/products/import', multipartForm(IMPORT_MAX_BYTES + 64 * 1024));
   router.use(loadSession(deps.db, deps.now));
   router.use(csrfProtection((req) => ownOrigin(deps.application, req)));
   router.use(signInRoutes(deps));
@@ -118,6 +125,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(approvalsRoutes(deps));
   router.use(customersRoutes(deps));
   router.use(documentsRoutes(deps));
+  router.use(textsRoutes(deps));
   router.use(peopleRoutes(deps));
   router.use(affiliateStaffRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));

@@ -13,6 +13,7 @@ import { runCapability, type RunDeps } from '../capabilities/run.js';
 
 export interface DirectoryQuery {
   market: string;
+  search?: string;
   purchaseFrom?: string;
   purchaseTo?: string;
 }
@@ -51,8 +52,13 @@ function cell(value: unknown): string | number | null {
 
 const at = (record: Record<string, unknown>, path: string) => path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), record);
 
-/** Walks every page of the directory for this caller and lays it out as columns and rows. */
-export async function exportDirectory(query: DirectoryQuery, caller: Caller, requestId: string, deps: RunDeps, onPage?: (rowsSoFar: number) => Promise<void> | void): Promise<ExportTable> {
+/**
+ * Walks every page of the directory for this caller and lays it out as columns and rows. With `stopAfterRows` the walk
+ * ends as soon as it has more rows than that (the caller then knows the export is a large one).
+ */
+export async function exportDirectory(
+  query: DirectoryQuery, caller: Caller, requestId: string, deps: RunDeps, onPage?: (rowsSoFar: number) => Promise<void> | void, stopAfterRows?: number,
+): Promise<ExportTable> {
   const withPeriod = query.purchaseFrom !== undefined;
   const hidden = new Set(Object.entries(customersList.fieldScopes ?? {}).filter(([, scope]) => !caller.scopes.has(scope)).map(([path]) => path));
   const columns = columnsOf(customersList.result as unknown as z.ZodObject)
@@ -65,7 +71,7 @@ export async function exportDirectory(query: DirectoryQuery, caller: Caller, req
     for (const entry of output.data as Array<Record<string, unknown>>) rows.push(columns.map((c) => cell(at(entry, c))));
     cursor = output.list?.nextCursor ?? undefined;
     await onPage?.(rows.length);
-  } while (cursor);
+  } while (cursor && !(stopAfterRows !== undefined && rows.length > stopAfterRows));
   return { columns, rows };
 }
 

@@ -8,6 +8,8 @@ export const permissions = [
   'purchase-prices', 'personal-data', 'reports', 'webhooks:read', 'webhooks:manage', 'automations:edit', 'keys:manage', 'proposals:approve',
   // S1: writes an assistant makes at once (no approval step) need the person's own right to make them.
   'coupons:manage', 'affiliate:manage',
+  // UT1: a person's own edits of product and category texts in the application (card, bulk edit, import, category).
+  'texts:edit',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -96,7 +96,11 @@ async function figuresAcrossShops(db: Db, shopIds: string[], keys: string[]): Pr
 export interface DirectoryFilter {
   /** Purchase activity: customers with at least one order in these local days (SPEC rule 3). */
   purchase: Period | null;
+  /** Text search: a customerKey prefix, and name/company/e-mail only when the caller may read them (`personal`). */
+  search?: { text: string; personal: boolean } | null;
 }
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function toDirectoryEntry(row: DirectoryRow, language: string, across: ShopFigures[], period: { period: Period; orders: number; revenue: Money[] } | null) {
   const shopCurrencyRevenue = byCurrency([{ currency: row.currency, amount: row.revenue_with_vat }]);
@@ -147,6 +151,17 @@ export async function listCustomers(ctx: CapabilityContext, filter: DirectoryFil
     q.join(active.as('p'), 'p.customer_key', 'cr.customer_key').select('p.period_last as sort_at', 'p.period_orders');
   } else {
     q.select('cr.last_order_at as sort_at');
+  }
+  if (filter.search) {
+    const needle = filter.search.text.toLowerCase();
+    const contains = `%${escapeLike(needle)}%`;
+    q.where((w) => {
+      w.whereRaw('cr.customer_key like ?', [`${escapeLike(needle)}%`]);
+      if (filter.search!.personal) {
+        w.orWhereRaw(`lower(concat_ws(' ', o.customer_first_name, o.customer_last_name)) like ?`, [contains])
+          .orWhereRaw('lower(o.customer_company) like ?', [contains]).orWhereRaw('lower(o.customer_email) like ?', [contains]);
+      }
+    });
   }
   const sortColumn = filter.purchase ? 'p.period_last' : 'cr.last_order_at';
   if (page.after) q.whereRaw(`(${sortColumn}, cr.customer_key) < (?::timestamptz, ?)`, [page.after.key, page.after.id]);

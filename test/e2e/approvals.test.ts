@@ -1,15 +1,14 @@
 /**
- * The Approvals page and the text edit form in headless Chromium, against the real server, a real Temporal dev server
+ * The Approvals page in headless Chromium, against the real server, a real Temporal dev server
  * with our worker and Postgres: a proposal an assistant made over MCP shown with its diff, approved (the page shows the
- * state the workflow's Update reached), another rejected with a reason, the history, the permission gate, and a
- * person's own text edit with its content event (`source: ui`) — and a re-save of the same text emitting nothing.
+ * state the workflow's Update reached), another rejected with a reason, the history and the permission gate. A
+ * person's own text edits are test/e2e/texts.test.ts.
  */
 import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { allScopes } from '../../src/auth/scopes.js';
-import { fieldHash } from '../../src/content/hash.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
 import { lazyTemporalAccess } from '../../src/entry/compose.js';
@@ -111,32 +110,4 @@ test.serial('When a person without the permission opens Approvals, then the page
   t.is(await page.locator('header nav a:has-text("Approvals")').count(), 0);
   const response = await page.goto('/app/approvals');
   t.is(response!.status(), 403);
-  t.is((await page.goto('/app/content'))!.status(), 403);
-});
-
-test.serial('When a person edits a product text in the application, then the shop stores it with one event of source ui; saving it again emits nothing', async (t) => {
-  const { page } = t.context;
-  const { db } = t.context.database;
-  const person = await makePerson(db, { role: 'owner' });
-  const shop = await db('shops').where({ code: 'sk' }).first('id');
-  const code = (await db('products').where({ shop_id: shop.id }).orderBy('code').offset(120).first('code')).code as string;
-  await signInInBrowser(page, person.email, person.password);
-  await page.goto(`/app/content?market=sk&entity=product&id=${encodeURIComponent(code)}`);
-  await page.fill('textarea[name=shortDescription]', 'Ručne upravený <b>text</b><script>x()</script>');
-  await page.click('#edit-content button[type=submit]');
-  await page.waitForSelector('#save-outcome');
-  t.regex(await page.innerText('#save-outcome'), /Saved: shortDescription/);
-  const stored = (await db('demo_shop_writes').where({ shop_id: shop.id, kind: 'product_texts', key: code }).first()).value.shortDescription;
-  t.is(stored, 'Ručne upravený <b>text</b>');
-  const events = await db('outbox_events').where({ event_type: 'product_content.changed', resource_id: code });
-  t.is(events.length, 1);
-  t.is(events[0].data.source, 'ui');
-  t.regex(events[0].data.source_run_id, /^wb_/);
-  t.deepEqual(events[0].data.after_hash, { shortDescription: fieldHash(stored) });
-
-  // The form now shows the stored text; saving it unchanged writes and emits nothing.
-  await page.click('#edit-content button[type=submit]');
-  await page.waitForSelector('#save-outcome');
-  t.regex(await page.innerText('#save-outcome'), /Nothing changed/);
-  t.is((await db('outbox_events').where({ event_type: 'product_content.changed', resource_id: code })).length, 1);
 });

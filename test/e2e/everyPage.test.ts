@@ -3,6 +3,7 @@
  * nothing is wider than the viewport (the document's scrollWidth), and axe (@axe-core/playwright) finds no serious or
  * critical accessibility violation. Lists with and without rows are both visited (empty states and filled tables).
  */
+import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
@@ -21,10 +22,37 @@ const test = anyTest as TestFn<Context>;
 
 /** The pages a signed-in owner can open from the navigation, and the pages behind them that need no prepared data. */
 export const APPLICATION_PAGES = [
-  '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/content', '/app/content?market=sk&entity=product&id=NOPE',
+  '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/products', '/app/products?market=sk&search=NOTHING-MATCHES', '/app/products/import',
+  '/app/categories', '/app/categories?market=sk&search=NOTHING-MATCHES',
   '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
   '/app/plan', '/app/account', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
 ];
+
+/**
+ * Pages of one record: a product card and a category screen of the demo shop (codes from the data), and the owner's
+ * own import preview and finished customer export (rows made here, as the screens' first steps would make them).
+ */
+async function recordPages(database: TestDatabase, ownerId: string): Promise<string[]> {
+  const { db } = database;
+  const shop = await db('shops').where({ code: 'sk' }).first('id', 'account_id');
+  const product = await db('products').where({ shop_id: shop.id }).orderBy('code').first('code', 'name', 'meta_title');
+  const category = await db('categories').where({ shop_id: shop.id }).orderBy('guid').first('guid');
+  const now = new Date();
+  const batchId = `wb_${crypto.randomBytes(8).toString('hex')}`;
+  await db('text_edit_batches').insert({
+    id: batchId, account_id: shop.account_id, shop_id: shop.id, person_id: ownerId, entity: 'product', kind: 'import', status: 'previewed', file_name: 'texty.csv', created_at: now,
+    items: JSON.stringify({ changes: [{ id: product.code, name: product.name, fingerprint: 'f', changes: { metaTitle: 'Nový titulok' }, before: { metaTitle: product.meta_title } }], problems: [{ row: 3, code: 'NOPE', error: 'PROPOSAL_TARGET_NOT_FOUND', message: 'No such product.' }], unchanged: 1 }),
+  });
+  const exportId = `cex_${crypto.randomBytes(10).toString('hex')}`;
+  await db('customer_exports').insert({
+    id: exportId, account_id: shop.account_id, shop_id: shop.id, person_id: ownerId, format: 'csv', query: JSON.stringify({ market: 'sk' }), status: 'ready', rows_total: 1, rows_done: 1,
+    file: Buffer.from('customerKey\r\n'), file_name: 'customers-sk.csv', created_at: now, finished_at: now, expires_at: new Date(now.getTime() + 3_600_000),
+  });
+  return [
+    `/app/products/sk/${encodeURIComponent(product.code)}`, `/app/categories/sk/${encodeURIComponent(category.guid)}`,
+    `/app/products/import/${batchId}`, `/app/customers/exports/${exportId}`,
+  ];
+}
 
 test.before(async (t) => {
   const database = await createTestDatabase();
@@ -86,7 +114,7 @@ for (const viewport of VIEWPORTS) {
       const owner = await makePerson(t.context.database.db, { role: 'owner' });
       const problems = await problemsOf(page, '/app/sign-in');
       await signInInBrowser(page, owner.email, owner.password);
-      for (const path of APPLICATION_PAGES) problems.push(...await problemsOf(page, path, viewport.name));
+      for (const path of [...APPLICATION_PAGES, ...await recordPages(t.context.database, owner.id)]) problems.push(...await problemsOf(page, path, viewport.name));
       t.deepEqual(problems, []);
     } finally {
       await screenshotOnFailure(t, page);

@@ -1,18 +1,16 @@
 /**
  * Approvals (issue 13): the proposals an assistant prepared, waiting for a person — each with a readable diff per
  * field — approved or rejected with a reason (the page shows what the workflow's Update answered: the state reached),
- * and the history of decided ones. And a minimal edit form for product and category texts (content event `source: ui`).
- * Both need the permission `proposals:approve` (rules in src/people/proposals.ts).
+ * and the history of decided ones. Needs the permission `proposals:approve` (rules in src/people/proposals.ts); a
+ * person's own text edits are the Texts screens (pages/texts.ts).
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '../../../src/errors.js';
-import { decideAsPerson, decidedProposalsOf, mayApproveProposals, pendingProposalsOf, saveTextsAsPerson } from '../../../src/people/proposals.js';
+import { decideAsPerson, decidedProposalsOf, mayApproveProposals, pendingProposalsOf } from '../../../src/people/proposals.js';
 import { wordDiff } from '../../../src/proposals/diff.js';
-import { isFinal, CATEGORY_TEXT_FIELDS, PRODUCT_TEXT_FIELDS, type TextField } from '../../../src/proposals/model.js';
+import { isFinal } from '../../../src/proposals/model.js';
 import { getDraft, type DraftView } from '../../../src/proposals/queries.js';
 import { actorNames } from '../../../src/people/actors.js';
-import { getCategoryContent, getProductContent } from '../../../src/queries/content.js';
-import { findShopByCode, listShops } from '../../../src/queries/shops.js';
 import { field } from '../forms.js';
 import type { ApplicationDeps } from '../index.js';
 import { renderPage } from '../render.js';
@@ -41,7 +39,7 @@ function forPage(draft: DraftView) {
 }
 
 export function approvalsRoutes(deps: ApplicationDeps): Router {
-  const { db, now } = deps;
+  const { db } = deps;
   const router = express.Router();
   const approver = [requirePerson, requirePermission(mayApproveProposals, 'approve proposals')];
 
@@ -79,47 +77,6 @@ export function approvalsRoutes(deps: ApplicationDeps): Router {
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       await page(req, res, { error: `${draftId}: ${error.message}` }, error.status);
-    }
-  });
-
-  const contentForm = async (res: Response, market: string, entity: 'product' | 'category', id: string, extra: Record<string, unknown> = {}, status = 200) => {
-    const person = currentPerson(res);
-    const shops = (await listShops(db, person.accountId, person.shopCodes)).map((s) => ({ code: s.code, name: s.name }));
-    let content: Awaited<ReturnType<typeof getProductContent>> | Awaited<ReturnType<typeof getCategoryContent>> = null;
-    if (market && id && shops.some((s) => s.code === market)) {
-      const shop = await findShopByCode(db, person.accountId, market);
-      content = shop ? (entity === 'product' ? await getProductContent(db, shop.id, id) : await getCategoryContent(db, shop.id, id)) : null;
-    }
-    const fields = (entity === 'product' ? PRODUCT_TEXT_FIELDS : CATEGORY_TEXT_FIELDS) as readonly TextField[];
-    renderPage(res, 'content', {
-      title: 'Edit texts', shops, market, entity, id, content, fields, notFound: Boolean(market && id && !content), notice: null, error: null, ...extra,
-    }, status);
-  };
-
-  router.get('/content', ...approver, async (req, res) => {
-    const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 128) : '');
-    const entity = q('entity') === 'category' ? 'category' : 'product';
-    const known = (entity === 'product' ? PRODUCT_TEXT_FIELDS : CATEGORY_TEXT_FIELDS) as readonly string[];
-    const listed = (name: string) => q(name).split(',').filter((f) => known.includes(f));
-    // After a save (Post/Redirect/Get): which fields changed and which the shop altered on saving.
-    const notice = q('saved') ? { changedFields: listed('changed'), warnings: listed('altered').map((f) => `The shop changed ${f} on saving (markup removed).`) } : null;
-    await contentForm(res, q('market'), entity, q('id'), { notice });
-  });
-
-  router.post('/content', ...approver, async (req, res) => {
-    const market = field(req.body, 'market');
-    const entity = field(req.body, 'entity') === 'category' ? 'category' : 'product';
-    const id = field(req.body, 'id');
-    const fields = (entity === 'product' ? PRODUCT_TEXT_FIELDS : CATEGORY_TEXT_FIELDS) as readonly TextField[];
-    const texts = Object.fromEntries(fields.filter((f) => typeof (req.body as Record<string, unknown>)[f] === 'string').map((f) => [f, field(req.body, f).replace(/\r\n/g, '\n')]));
-    try {
-      const saved = await saveTextsAsPerson(db, deps.platforms, currentPerson(res), market, entity, id, field(req.body, 'fingerprint'), texts, now());
-      const altered = Object.keys(texts).filter((f) => saved.warnings.some((w) => w.includes(` ${f} `)));
-      const query = new URLSearchParams({ market, entity, id, saved: '1', changed: saved.changedFields.join(','), altered: altered.join(',') });
-      res.redirect(303, `/app/content?${query}`);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      await contentForm(res, market, entity, id, { error: error.message }, error.status);
     }
   });
 

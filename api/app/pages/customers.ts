@@ -3,13 +3,17 @@
  * signed-in person (src/people/asCaller.ts), so the screen, its CSV/XLSX export and the API show the same projection;
  * names and contacts only with the personal-data permission, money only with reports (D27) — and a customer's page
  * with the per-shop figures and their latest orders, claims and documents. Every person of the account may open it.
+ * An export larger than EXPORT_DIRECT_MAX_ROWS runs as the workflow `customer-export-<id>` (src/customers/exportRuns.ts).
  */
 import crypto from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { customersGet, customersList } from '../../../src/capabilities/areas/customers.js';
 import { runCapability } from '../../../src/capabilities/run.js';
 import { customerActivity } from '../../../src/customers/activity.js';
-import { exportDirectory, toCsv, toXlsx, type DirectoryQuery } from '../../../src/customers/export.js';
+import { exportDirectory, type DirectoryQuery } from '../../../src/customers/export.js';
+import { createExportRun, downloadExport, EXPORT_DIRECT_MAX_ROWS, EXPORT_LINK_HOURS, exportFile, exportFileName, getExportRun } from '../../../src/customers/exportRuns.js';
+import { startCustomerExport } from '../../../src/temporal/customerExports.js';
+import { field } from '../forms.js';
 import { AppError } from '../../../src/errors.js';
 import { personAsCaller } from '../../../src/people/asCaller.js';
 import { findShopByCode, listShops } from '../../../src/queries/shops.js';
@@ -18,6 +22,7 @@ import { renderPage } from '../render.js';
 import { currentPerson, requirePerson } from '../session.js';
 
 const PAGE_SIZE = 50;
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 export function customersRoutes(deps: ApplicationDeps): Router {
   const { db } = deps;
@@ -26,13 +31,15 @@ export function customersRoutes(deps: ApplicationDeps): Router {
   const text = (req: Request, name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
 
   /** The shop and filters of a directory request; the shop defaults to the person's first. */
-  const directoryQuery = async (req: Request, res: Response) => {
+  const directoryQuery = async (req: Request, res: Response, source: Record<string, unknown> = req.query) => {
     const person = currentPerson(res);
     const shops = (await listShops(db, person.accountId, person.shopCodes)).map((s) => ({ code: s.code, name: s.name }));
-    const market = text(req, 'market') || shops[0]?.code || '';
+    const value = (name: string) => (typeof source[name] === 'string' ? (source[name] as string) : '');
+    const market = value('market') || shops[0]?.code || '';
     const query: DirectoryQuery = { market };
-    if (text(req, 'purchaseFrom')) query.purchaseFrom = text(req, 'purchaseFrom');
-    if (text(req, 'purchaseTo')) query.purchaseTo = text(req, 'purchaseTo');
+    if (value('search').trim()) query.search = value('search').trim();
+    if (value('purchaseFrom')) query.purchaseFrom = value('purchaseFrom');
+    if (value('purchaseTo')) query.purchaseTo = value('purchaseTo');
     return { person, shops, query };
   };
 
@@ -53,18 +60,34 @@ export function customersRoutes(deps: ApplicationDeps): Router {
     }
   });
 
-  for (const format of ['csv', 'xlsx'] as const) {
-    router.get(`/customers/export.${format}`, requirePerson, async (req, res) => {
-      const { person, query } = await directoryQuery(req, res);
-      const table = await exportDirectory(query, personAsCaller(person), crypto.randomUUID(), runDeps);
-      const body = format === 'csv' ? toCsv(table) : await toXlsx(table);
-      const name = `customers-${query.market}-${deps.now().toISOString().slice(0, 10)}.${format}`;
-      res.status(200)
-        .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
-        .setHeader('Content-Disposition', `attachment; filename="${name}"`)
-        .send(body);
-    });
-  }
+  // Export: exactly the directory projection; up to the direct limit at once, a larger one by its workflow (issue 25.1).
+  router.post('/customers/export', requirePerson, async (req, res) => {
+    const { person, query } = await directoryQuery(req, res, req.body as Record<string, unknown>);
+    const format = field(req.body, 'format') === 'xlsx' ? 'xlsx' : 'csv';
+    const limit = deps.application.customerExportDirectMaxRows ?? EXPORT_DIRECT_MAX_ROWS;
+    const table = await exportDirectory(query, personAsCaller(person), crypto.randomUUID(), runDeps, undefined, limit);
+    if (table.rows.length <= limit) {
+      return res.status(200)
+        .type(format === 'csv' ? 'text/csv; charset=utf-8' : XLSX_TYPE)
+        .setHeader('Content-Disposition', `attachment; filename="${exportFileName(query.market, deps.now(), format)}"`)
+        .send(await exportFile(table, format));
+    }
+    if (!deps.temporal) throw new AppError('WRITES_UNAVAILABLE', 'This service instance cannot reach its workflows, and this export is too large to make at once.');
+    const exportId = await createExportRun(db, person, query, format, deps.now());
+    await startCustomerExport(await deps.temporal.client(), exportId, { account: person.accountCode, shop: query.market }, deps.temporal.taskQueue ?? deps.application.taskQueue);
+    res.redirect(303, `/app/customers/exports/${exportId}`);
+  });
+
+  router.get('/customers/exports/:exportId', requirePerson, async (req, res) => {
+    const run = await getExportRun(db, currentPerson(res), String(req.params.exportId));
+    renderPage(res, 'customerExport', { title: 'Customer export', run, expired: run.expiresAt !== null && deps.now().getTime() >= Date.parse(run.expiresAt), linkHours: EXPORT_LINK_HOURS });
+  });
+
+  router.get('/customers/exports/:exportId/download', requirePerson, async (req, res) => {
+    const file = await downloadExport(db, currentPerson(res), String(req.params.exportId), deps.now());
+    res.status(200).type(file.format === 'csv' ? 'text/csv; charset=utf-8' : XLSX_TYPE)
+      .setHeader('Content-Disposition', `attachment; filename="${file.name}"`).send(file.bytes);
+  });
 
   router.get('/customers/:market/:customerKey', requirePerson, async (req, res) => {
     const person = currentPerson(res);

@@ -67,6 +67,8 @@ const directoryFieldScopes: FieldScopes = {
 };
 
 const purchaseFrom = dateParam.describe('Purchase activity filter: only customers with at least one order on or after this day (shop time zone, inclusive). Not a filter on the first or last order date.');
+const customerSearch = z.string().trim().min(2).max(100)
+  .describe('Customers whose `customerKey` starts with this text or, only with `personal-data:read`, whose name, company or e-mail contains it (case-insensitive).');
 const purchaseTo = dateParam.describe('Purchase activity filter: last day (inclusive); defaults to today when only `purchaseFrom` is given.');
 
 /** Lists the shop's customers (one row per pseudonym), newest activity first, with scope-dependent fields. */
@@ -79,7 +81,7 @@ export const customersList = defineCapability({
   mcpTool: 'customers_list',
   kind: 'list',
   market: 'required',
-  params: z.object({ market, purchaseFrom: purchaseFrom.optional(), purchaseTo: purchaseTo.optional(), limit: limit.optional(), cursor: cursor.optional() }).strict(),
+  params: z.object({ market, search: customerSearch.optional(), purchaseFrom: purchaseFrom.optional(), purchaseTo: purchaseTo.optional(), limit: limit.optional(), cursor: cursor.optional() }).strict(),
   result: directoryEntry,
   fieldScopes: directoryFieldScopes,
   paramRules: [
@@ -105,7 +107,7 @@ export const customersList = defineCapability({
       }
       throw error;
     }
-    return listCustomers(ctx, { purchase }, page);
+    return listCustomers(ctx, { purchase, search: params.search ? { text: params.search, personal: ctx.caller.scopes.has('personal-data:read') } : null }, page);
   },
 });
 
