@@ -24,6 +24,7 @@ import type { RequestLogFields } from '../http/requestContext.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { checkRequestHeaders, jsonRpcError, JSONRPC, type TransportRejection } from './protocol.js';
 import { buildMcpServer, toolCallResponse, type McpCallContext } from './server.js';
+import { PERSON_CONFIRMED_TOOLS } from './confirmations.js';
 import { toolDefinitions, type ToolDefinition } from './tools.js';
 import { callerMayUse } from '../../src/capabilities/run.js';
 import type { Caller } from '../../src/capabilities/context.js';
@@ -180,7 +181,10 @@ export function plainToolCall(body: unknown, accept: string | undefined, caller:
     if (!isPlainObject(meta) || Object.keys(meta).some((k) => !CLIENT_META.includes(k))) return null;
     const info = meta['io.modelcontextprotocol/clientInfo'];
     if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return null;
-    if (!isPlainObject(meta['io.modelcontextprotocol/clientCapabilities'])) return null;
+    const capabilities = meta['io.modelcontextprotocol/clientCapabilities'];
+    if (!isPlainObject(capabilities)) return null;
+    // A client that can ask its user gets the question (input_required) from the SDK's multi-round-trip seam.
+    if (capabilities.elicitation !== undefined && PERSON_CONFIRMED_TOOLS.has(params.name)) return null;
   }
   const tool = toolsByName.get(params.name);
   return tool && callerMayUse(tool.capability, caller) ? { id: body.id, tool, args: params.arguments as Record<string, unknown> | undefined } : null;

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
+import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { callerMayUse, runCapability, type RunDeps } from '../../src/capabilities/run.js';
 import type { Caller } from '../../src/capabilities/context.js';
@@ -13,6 +13,7 @@ import { logger } from '../../src/logger.js';
 import { mcpToolCalls } from '../../src/metrics/registry.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { errorResult, structuredContent, textRendering, toolDefinitions, type ToolDefinition } from './tools.js';
+import { callConfirmedTool, PERSON_CONFIRMED_TOOLS } from './confirmations.js';
 
 const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -122,7 +123,10 @@ export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServe
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations },
-      (args: unknown) => callTool(tool, args, context, deps),
+      // coupons_update/remove ask the person where the client can (issue 26.3); every other tool runs as it is.
+      PERSON_CONFIRMED_TOOLS.has(tool.name)
+        ? (args: unknown, ctx: ServerContext) => callConfirmedTool(tool, args, ctx, context, deps)
+        : (args: unknown) => callTool(tool, args, context, deps),
     );
   }
   return server;
