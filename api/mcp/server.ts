@@ -14,6 +14,7 @@ import { mcpToolCalls } from '../../src/metrics/registry.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { errorResult, structuredContent, textRendering, toolDefinitions, type ToolDefinition } from './tools.js';
 import { callConfirmedTool, PERSON_CONFIRMED_TOOLS } from './confirmations.js';
+import { TASK_TOOLS } from './tasks.js';
 
 const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -107,7 +108,8 @@ function callToolFailure(tool: ToolDefinition, error: unknown, context: McpCallC
 /** Builds the per-request server. Tool lists depend on the credential, hence `cacheScope: private` on the cacheable results. */
 export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    // Tasks: the propose tools may run as tasks for 2025-11-25 clients (api/mcp/tasks.ts answers those messages).
+    capabilities: { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     cacheHints: {
@@ -120,7 +122,7 @@ export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServe
     },
   });
   for (const tool of toolsFor(context.caller)) {
-    server.registerTool(
+    const registered = server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations },
       // coupons_update/remove ask the person where the client can (issue 26.3); every other tool runs as it is.
@@ -128,6 +130,8 @@ export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServe
         ? (args: unknown, ctx: ServerContext) => callConfirmedTool(tool, args, ctx, context, deps)
         : (args: unknown) => callTool(tool, args, context, deps),
     );
+    // The SDK's registerTool takes no `execution`; the listed tool reads it from the registration.
+    if (TASK_TOOLS.has(tool.name)) registered.execution = { taskSupport: 'optional' };
   }
   return server;
 }
