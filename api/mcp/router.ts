@@ -291,10 +291,11 @@ export function createMcpRouter(deps: McpDeps): Router {
       });
     }
 
-    // Tasks (issue 26.2) are a 2025-11-25 vocabulary the SDK we serve with has no runtime for: answered here, from
-    // Postgres and Temporal, so any API process can answer any task.
-    const task = checked.era.kind === 'legacy' && checked.era.version === '2025-11-25' ? taskMessage(req.body) : null;
-    if (task) return sendRpc(res, checked.era.kind, JSON.stringify(await answerTaskMessage(task, caller, req.requestId, deps)));
+    // Tasks (issue 26.2: 2025-11-25 tasks, 2026-07-28 Tasks extension) have no runtime in the SDK we serve with:
+    // answered here, from Postgres and Temporal, so any API process can answer any task.
+    const taskEra = checked.era.kind === 'modern' ? 'modern' : checked.era.version === '2025-11-25' ? 'legacy' : null;
+    const task = taskEra ? taskMessage(req.body, taskEra) : null;
+    if (task && taskEra) return sendRpc(res, checked.era.kind, JSON.stringify(await answerTaskMessage(task, taskEra, caller, req.requestId, deps)));
 
     // A stateless 2025-era request carries no session; one that names a session goes to the SDK, which answers it.
     const direct = !options.sdkOnly && (checked.era.kind === 'modern' || req.get('mcp-session-id') === undefined);

@@ -108,8 +108,8 @@ function callToolFailure(tool: ToolDefinition, error: unknown, context: McpCallC
 /** Builds the per-request server. Tool lists depend on the credential, hence `cacheScope: private` on the cacheable results. */
 export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    // Tasks: the propose tools may run as tasks for 2025-11-25 clients (api/mcp/tasks.ts answers those messages).
-    capabilities: { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    // Tasks: the propose tools may run as tasks, 2025-11-25 `tasks` and the 2026-07-28 extension (api/mcp/tasks.ts).
+    capabilities: { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     cacheHints: {

@@ -1,6 +1,7 @@
 /**
- * Proposals as MCP tasks (issue 26.2). A 2025-11-25 client that sends a task-augmented `tools/call` of one of the four
- * propose tools gets a task instead of the draft: `working` while the proposal waits for a person and is written,
+ * Proposals as MCP tasks (issue 26.2). A client that declares tasks — 2025-11-25: a task-augmented `tools/call`
+ * (`params.task`); 2026-07-28: the `io.modelcontextprotocol/tasks` extension in the request's client capabilities
+ * (SEP-2663) — gets a task instead of the draft from the four propose tools: `working` while the proposal waits for a person and is written,
  * `completed` with the per-item result, `failed` with the reason (rejected, expired, nothing written), `cancelled` when
  * the assistant withdrew it. The task id is the proposal's draft id; its state is the proposal's row in Postgres and its
  * Temporal workflow, so any API process answers tasks/get, tasks/result, tasks/list and tasks/cancel (085_mcp_tasks
@@ -16,6 +17,7 @@ import { isFinal, proposalWorkflowId } from '../../src/proposals/model.js';
 import { getDraft, type DraftView } from '../../src/proposals/queries.js';
 import { decideProposal } from '../../src/temporal/proposals.js';
 import { JSONRPC, jsonRpcError, type JsonRpcErrorBody } from './protocol.js';
+import { SERVER_INFO, SERVER_INFO_META } from './server.js';
 import { errorResult, structuredContent, textRendering, toolsByName } from './tools.js';
 
 /** The tools whose call may be a task: each stores a proposal that a person decides later. */
@@ -41,6 +43,11 @@ export interface McpTask {
   pollInterval: number;
 }
 
+/** The two wire vocabularies: 2025-11-25 (`ttl`, `pollInterval`, tasks/result and tasks/list) and SEP-2663 (`ttlMs`, results inside tasks/get). */
+export type TaskEra = 'legacy' | 'modern';
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
 export type TaskMessage =
   | { method: 'tools/call'; id: string | number; tool: string; args: Record<string, unknown>; ttl: number | null }
   | { method: 'tasks/get'; id: string | number; taskId: unknown }
@@ -53,24 +60,34 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The message when this module answers it: a `tasks/*` request, or a `tools/call` of a propose tool carrying
- * `params.task` (the client declared the Tasks capability and asks for a task). Anything else is null.
+ * The message when this module answers it, else null. 2025-11-25: a `tasks/*` request, or a `tools/call` of a propose
+ * tool carrying `params.task`. 2026-07-28: `tasks/get` or `tasks/cancel`, or a `tools/call` of a propose tool whose
+ * client capabilities name the Tasks extension (SEP-2663: the server decides, `params.task` is ignored; tasks/result
+ * and tasks/list do not exist there and are left to the SDK, which answers -32601).
  */
-export function taskMessage(body: unknown): TaskMessage | null {
+export function taskMessage(body: unknown, era: TaskEra): TaskMessage | null {
   if (!isObject(body) || body.jsonrpc !== '2.0' || (typeof body.id !== 'string' && typeof body.id !== 'number')) return null;
   const params = isObject(body.params) ? body.params : {};
   switch (body.method) {
     case 'tools/call': {
-      if (!isObject(params.task) || typeof params.name !== 'string' || !TASK_TOOLS.has(params.name)) return null;
+      if (typeof params.name !== 'string' || !TASK_TOOLS.has(params.name)) return null;
+      const args = isObject(params.arguments) ? params.arguments : {};
+      if (era === 'modern') {
+        const capabilities = isObject(params._meta) ? params._meta['io.modelcontextprotocol/clientCapabilities'] : undefined;
+        const extensions = isObject(capabilities) ? capabilities.extensions : undefined;
+        return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]) ? { method: 'tools/call', id: body.id, tool: params.name, args, ttl: null } : null;
+      }
+      if (!isObject(params.task)) return null;
       const ttl = typeof params.task.ttl === 'number' && Number.isSafeInteger(params.task.ttl) && params.task.ttl > 0 ? params.task.ttl : null;
-      return { method: 'tools/call', id: body.id, tool: params.name, args: isObject(params.arguments) ? params.arguments : {}, ttl };
+      return { method: 'tools/call', id: body.id, tool: params.name, args, ttl };
     }
     case 'tasks/get':
-    case 'tasks/result':
     case 'tasks/cancel':
       return { method: body.method, id: body.id, taskId: params.taskId } as TaskMessage;
+    case 'tasks/result':
+      return era === 'legacy' ? { method: body.method, id: body.id, taskId: params.taskId } : null;
     case 'tasks/list':
-      return { method: 'tasks/list', id: body.id, cursor: params.cursor };
+      return era === 'legacy' ? { method: 'tasks/list', id: body.id, cursor: params.cursor } : null;
     default:
       return null;
   }
@@ -135,15 +152,46 @@ async function visibleTask(deps: RunDeps, caller: Caller, taskId: unknown): Prom
   }
 }
 
-/** Answers one task message with the JSON-RPC response body (result or error). */
-export async function answerTaskMessage(message: TaskMessage, caller: Caller, requestId: string, deps: RunDeps): Promise<object> {
-  const ok = (result: object) => ({ jsonrpc: '2.0', id: message.id, result });
+/** The task as the era's wire names it: 2025-11-25 `ttl`/`pollInterval`, SEP-2663 `ttlMs`/`pollIntervalMs`. */
+function onWire(task: McpTask, era: TaskEra): Record<string, unknown> {
+  if (era === 'legacy') return { ...task };
+  const { ttl, pollInterval, ...rest } = task;
+  return { ...rest, ttlMs: ttl, pollIntervalMs: pollInterval };
+}
+
+/** What the finished task's call returns: the draft with each item's result, or the D3 error of why it did not complete. */
+function finalResult(task: McpTask, found: { row: TaskRow; draft: DraftView }, requestId: string): Record<string, unknown> {
+  const meta = { [RELATED_TASK_META]: { taskId: task.taskId }, requestId };
+  if (task.status !== 'completed') return { ...errorResult(failureOf(task, found.draft), requestId), _meta: meta };
+  const tool = toolsByName.get(found.row.tool)!;
+  const content = structuredContent(tool.capability, { data: found.draft, market: found.draft.market });
+  return { content: [{ type: 'text', text: textRendering(content) }], structuredContent: content, _meta: meta };
+}
+
+/** Answers one task message with the JSON-RPC response body (result or error), in the era's vocabulary. */
+export async function answerTaskMessage(message: TaskMessage, era: TaskEra, caller: Caller, requestId: string, deps: RunDeps): Promise<object> {
+  // 2026-07-28 results are `complete` (or `task`) and name the server, as the SDK's encoder does for its own results.
+  const ok = (result: Record<string, unknown>) => ({
+    jsonrpc: '2.0', id: message.id,
+    result: era === 'legacy' ? result : { resultType: 'complete', ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO_META]: SERVER_INFO } },
+  });
   switch (message.method) {
-    case 'tools/call':
-      return ok(await createTask(message, caller, requestId, deps));
+    case 'tools/call': {
+      const created = await createTask(message, caller, requestId, deps);
+      if (!isCreated(created)) return ok(created);
+      return ok(era === 'legacy' ? { task: onWire(created.task, era), _meta: { requestId } } : { ...onWire(created.task, era), resultType: 'task', _meta: { requestId } });
+    }
     case 'tasks/get': {
       const found = await visibleTask(deps, caller, message.taskId);
-      return found ? ok({ ...taskOf(found.row, found.draft) }) : notFound(message.id, message.taskId);
+      if (!found) return notFound(message.id, message.taskId);
+      const task = taskOf(found.row, found.draft);
+      if (era === 'legacy' || task.status === 'working') return ok(onWire(task, era));
+      // SEP-2663: a finished task carries what the call would have returned; a refusal of the proposal is `failed`
+      // with a JSON-RPC error naming our code (the brief's "failed with the reason"), a withdrawal is `cancelled`.
+      if (task.status === 'completed') return ok({ ...onWire(task, era), result: finalResult(task, found, requestId) });
+      if (task.status === 'cancelled') return ok(onWire(task, era));
+      const failure = failureOf(task, found.draft);
+      return ok({ ...onWire(task, era), error: { code: JSONRPC.SERVER_ERROR, message: failure.message, data: { code: failure.code, ...failure.details } } });
     }
     case 'tasks/result': {
       let found = await visibleTask(deps, caller, message.taskId);
@@ -156,21 +204,25 @@ export async function answerTaskMessage(message: TaskMessage, caller: Caller, re
       if (task.status === 'working') {
         return taskError(message.id, JSONRPC.SERVER_ERROR, new AppError('TASK_STILL_WORKING', `Task ${task.taskId} is still working: ${task.statusMessage} Poll tasks/get.`, { pollInterval: POLL_INTERVAL_MS }));
       }
-      const meta = { [RELATED_TASK_META]: { taskId: task.taskId }, requestId };
-      if (task.status !== 'completed') return ok({ ...errorResult(failureOf(task, found.draft), requestId), _meta: meta });
-      const tool = toolsByName.get(found.row.tool)!;
-      const content = structuredContent(tool.capability, { data: found.draft, market: found.draft.market });
-      return ok({ content: [{ type: 'text', text: textRendering(content) }], structuredContent: content, _meta: meta });
+      return ok(finalResult(task, found, requestId));
     }
-    case 'tasks/cancel':
-      return cancelTask(message, caller, deps);
+    case 'tasks/cancel': {
+      const cancelled = await cancelTask(message, caller, deps);
+      if ('error' in cancelled) return cancelled;
+      // SEP-2663 acknowledges with an empty result; 2025-11-25 answers the task.
+      return ok(era === 'legacy' ? onWire(cancelled.task, era) : {});
+    }
     case 'tasks/list':
       return listTasks(message, caller, deps);
   }
 }
 
+function isCreated(value: { task: McpTask } | Record<string, unknown>): value is { task: McpTask } {
+  return 'task' in value && isObject(value.task);
+}
+
 /** Runs the propose tool; a refusal is the tool's error result (no task), a stored proposal becomes a task. */
-async function createTask(message: Extract<TaskMessage, { method: 'tools/call' }>, caller: Caller, requestId: string, deps: RunDeps): Promise<object> {
+async function createTask(message: Extract<TaskMessage, { method: 'tools/call' }>, caller: Caller, requestId: string, deps: RunDeps): Promise<{ task: McpTask } | Record<string, unknown>> {
   const tool = toolsByName.get(message.tool)!;
   let draft: DraftView;
   try {
@@ -183,7 +235,7 @@ async function createTask(message: Extract<TaskMessage, { method: 'tools/call' }
   const [row] = await deps.db('mcp_tasks')
     .insert({ task_id: draft.draftId, account_id: caller.account.id, created_by: createdByOf(caller), tool: tool.name, ttl_ms: message.ttl })
     .returning('*') as TaskRow[];
-  return { task: taskOf(row, draft), _meta: { requestId } };
+  return { task: taskOf(row, draft) };
 }
 
 /** Waits (at most RESULT_WAIT_MS) for the proposal's workflow to end; Temporal tells every API process alike. */
@@ -202,7 +254,7 @@ async function workflowEnd(deps: RunDeps, draftId: string): Promise<void> {
 }
 
 /** Withdraws the proposal (a rejection by its own creator) while nobody has decided; refused once someone has. */
-async function cancelTask(message: Extract<TaskMessage, { method: 'tasks/cancel' }>, caller: Caller, deps: RunDeps): Promise<object> {
+async function cancelTask(message: Extract<TaskMessage, { method: 'tasks/cancel' }>, caller: Caller, deps: RunDeps): Promise<{ task: McpTask } | JsonRpcErrorBody> {
   const found = await visibleTask(deps, caller, message.taskId);
   if (!found) return notFound(message.id, message.taskId);
   const refused = (status: string) => taskError(message.id, JSONRPC.INVALID_PARAMS, new AppError('PROPOSAL_ALREADY_DECIDED', `Cannot cancel task ${found.row.task_id}: the proposal is already ${status}; only an undecided proposal can be withdrawn.`, { status }));
@@ -215,7 +267,7 @@ async function cancelTask(message: Extract<TaskMessage, { method: 'tasks/cancel'
     throw error;
   }
   const after = (await visibleTask(deps, caller, message.taskId))!;
-  return { jsonrpc: '2.0', id: message.id, result: { ...taskOf(after.row, after.draft) } };
+  return { task: taskOf(after.row, after.draft) };
 }
 
 /** The caller's tasks, newest first, on the shops and tools it may see; `cursor` is the offset of the next page. */

@@ -4,7 +4,8 @@
  * Temporal: a task is created on one and read, listed, awaited and cancelled on the other. Approval completes it with
  * the per-item result; rejection fails it with the reason; cancel withdraws an undecided proposal and is refused once
  * somebody decided. Another account's or another shop's credential does not find it. Clients that ask for no task get
- * today's answer.
+ * today's answer. The 2026-07-28 Tasks extension (SEP-2663) has no client in the official SDKs yet, so its leg is
+ * driven over raw HTTP with the revision's headers and envelope.
  */
 import anyTest, { type TestFn } from 'ava';
 import crypto from 'node:crypto';
@@ -17,7 +18,7 @@ import { createWorker, lazyTemporalAccess } from '../../src/entry/compose.js';
 import { decideProposal } from '../../src/temporal/proposals.js';
 import { testWorkerDeps } from '../helpers/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { connectLegacy, connectModern, toolError, type LegacyConnection } from '../helpers/mcp.js';
+import { connectLegacy, connectModern, modernRequest, rawMcp, toolError, type LegacyConnection } from '../helpers/mcp.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 
 interface Context {
@@ -204,4 +205,59 @@ test.serial('When a client asks for no task (2025-11-25 and 2026-07-28), then th
     await modern.close();
   }
   t.is(Number((await t.context.database.db('mcp_tasks').count('* as n').first())!.n), before);
+});
+
+/** A 2026-07-28 request whose client capabilities name the Tasks extension. */
+async function modernTasks(server: TestServer, key: string, method: string, params: Record<string, unknown>): Promise<any> {
+  const { body, headers } = modernRequest(method, params, key);
+  (body.params as any)._meta['io.modelcontextprotocol/clientCapabilities'] = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  const response = await rawMcp(server, body, headers);
+  if (response.status !== 200) throw new Error(`${method}: HTTP ${response.status} ${response.text.slice(0, 300)}`);
+  return response.body;
+}
+
+test.serial('When a 2026-07-28 client declares the Tasks extension, then a propose call returns a task, tasks/get on the other server reports working, then completed with the result inline', async (t) => {
+  const discover = await rawMcp(t.context.one, modernRequest('server/discover', {}, t.context.key).body, modernRequest('server/discover', {}, t.context.key).headers);
+  t.deepEqual(discover.body.result.capabilities.extensions?.['io.modelcontextprotocol/tasks'], {});
+
+  const created = (await modernTasks(t.context.one, t.context.key, 'tools/call', { name: 'products_content_propose', arguments: await productTexts(t) })).result;
+  t.is(created.resultType, 'task');
+  t.is(created.status, 'working');
+  t.is(created.ttlMs, null);
+  t.is(created.pollIntervalMs, 5_000);
+  t.regex(created.taskId, /^prp_[0-9a-f]{16}$/);
+
+  const working = (await modernTasks(t.context.two, t.context.key, 'tasks/get', { taskId: created.taskId })).result;
+  t.is(working.resultType, 'complete');
+  t.is(working.status, 'working');
+  t.is(working.result, undefined);
+
+  await decideProposal(await t.context.temporal.client(), created.taskId, { approve: true, by: 'person:1' });
+  const done = (await modernTasks(t.context.two, t.context.key, 'tasks/get', { taskId: created.taskId })).result;
+  t.is(done.status, 'completed');
+  t.is(done.result.structuredContent.data.status, 'written');
+  t.deepEqual(done.result.structuredContent.data.items.map((item: any) => item.status), ['written']);
+
+  // SEP-2663 has no tasks/list or tasks/result: the SDK answers them as unknown methods.
+  const list = modernRequest('tasks/list', {}, t.context.key);
+  const unknown = await rawMcp(t.context.two, list.body, list.headers);
+  t.is(unknown.status, 404);
+  t.is(unknown.body.error.code, -32601);
+});
+
+test.serial('When a 2026-07-28 task is rejected or withdrawn, then tasks/get says failed with the code and reason, or cancelled; a second cancel is refused', async (t) => {
+  const rejected = (await modernTasks(t.context.one, t.context.key, 'tools/call', { name: 'products_content_propose', arguments: await productTexts(t) })).result;
+  await decideProposal(await t.context.temporal.client(), rejected.taskId, { approve: false, by: 'person:1', reason: 'Not this wording' });
+  const failed = (await modernTasks(t.context.two, t.context.key, 'tasks/get', { taskId: rejected.taskId })).result;
+  t.is(failed.status, 'failed');
+  t.is(failed.error.data.code, 'PROPOSAL_REJECTED');
+  t.is(failed.error.data.reason, 'Not this wording');
+
+  const withdrawn = (await modernTasks(t.context.one, t.context.key, 'tools/call', { name: 'products_content_propose', arguments: await productTexts(t) })).result;
+  const ack = await modernTasks(t.context.two, t.context.key, 'tasks/cancel', { taskId: withdrawn.taskId });
+  t.is(ack.result.resultType, 'complete');
+  t.is((await modernTasks(t.context.one, t.context.key, 'tasks/get', { taskId: withdrawn.taskId })).result.status, 'cancelled');
+  t.is((await modernTasks(t.context.one, t.context.key, 'tasks/cancel', { taskId: withdrawn.taskId })).error.data.code, 'PROPOSAL_ALREADY_DECIDED');
+  const stranger = await issueKey(t.context.database.db, { account: 'acme', scopes: allScopes });
+  t.is((await modernTasks(t.context.two, stranger, 'tasks/get', { taskId: withdrawn.taskId })).error.data.code, 'NOT_FOUND');
 });
