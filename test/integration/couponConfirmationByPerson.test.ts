@@ -172,6 +172,19 @@ test.serial('When a 2026-07-28 client that declares no elicitation updates a cou
   }
 });
 
+test.serial('When a 2026-07-28 request without elicitation reaches the SDK (a progress token makes it no plain call), then it still gets the preview and token, not a question', async (t) => {
+  const { code } = await plainCoupon(t, 'cz');
+  const before = await couponState(t, 'cz', code);
+  const { body, headers } = modernRequest('tools/call', { name: 'coupons_remove', arguments: { market: 'cz', code } }, t.context.key);
+  (body.params as Record<string, any>)._meta.progressToken = 'progress-1';
+  const response = await rawMcp(t.context.server, body, headers);
+  t.is(response.status, 200);
+  t.is(response.body.result.resultType, 'complete');
+  t.is(response.body.result.structuredContent.data.status, 'preview');
+  t.regex(response.body.result.structuredContent.data.confirmationToken, /^cct1\./);
+  t.deepEqual(await couponState(t, 'cz', code), before);
+});
+
 test.serial('When a 2025-11-25 client declares elicitation, then (no session) it gets the D25 preview and token, is never asked, and the token still confirms', async (t) => {
   const { code } = await plainCoupon(t, 'cz');
   const { client, asked } = await connectLegacyAsking(t.context.server, t.context.key, () => ({ action: 'accept', content: { confirm: true } }));
