@@ -97,13 +97,14 @@ interface TaskRow {
   task_id: string;
   tool: string;
   created_by: string;
-  ttl_ms: number | null;
+  ttl_ms: string | number | null;
   created_at: Date;
 }
 
 /** The task's state from its proposal: the one mapping from proposal states to task states. */
 export function taskOf(row: TaskRow, draft: DraftView): McpTask {
-  const base = { taskId: row.task_id, createdAt: row.created_at.toISOString(), ttl: row.ttl_ms, pollInterval: POLL_INTERVAL_MS };
+  // bigint: any safe-integer ttl a client asks for is kept as asked (pg returns bigint as a string).
+  const base = { taskId: row.task_id, createdAt: row.created_at.toISOString(), ttl: row.ttl_ms === null ? null : Number(row.ttl_ms), pollInterval: POLL_INTERVAL_MS };
   const lastUpdatedAt = draft.finishedAt ?? draft.decision?.at ?? base.createdAt;
   const task = (status: McpTask['status'], statusMessage: string): McpTask => ({ ...base, status, statusMessage, lastUpdatedAt });
   if (!isFinal(draft.status)) {

@@ -71,8 +71,8 @@ async function productTexts(t: { context: Context }): Promise<Record<string, unk
 }
 
 /** Creates a task through the SDK's task-augmented call and returns the task it announced. */
-async function createTask(connection: LegacyConnection, name: string, args: Record<string, unknown>): Promise<{ taskId: string; status: string; ttl: number | null; pollInterval?: number }> {
-  const stream = connection.client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task: { ttl: 3_600_000 } });
+async function createTask(connection: LegacyConnection, name: string, args: Record<string, unknown>, ttl = 3_600_000): Promise<{ taskId: string; status: string; ttl: number | null; pollInterval?: number }> {
+  const stream = connection.client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task: { ttl } });
   for await (const message of stream) {
     if (message.type === 'taskCreated') return message.task;
     throw new Error(`expected taskCreated, got ${JSON.stringify(message).slice(0, 300)}`);
@@ -129,7 +129,9 @@ test.serial('When a task is created on one server and a person approves, then th
 test.serial('When a person rejects the proposal, then the task fails with the reason and its result is PROPOSAL_REJECTED', async (t) => {
   const connection = await legacy(t.context.one, t.context.key);
   try {
-    const created = await createTask(connection, 'claims_settings_propose', { market: 'sk', refundOptions: { refundCouponValidityDays: 123 } });
+    // A ttl beyond 32 bits (30 days) is kept as asked.
+    const created = await createTask(connection, 'claims_settings_propose', { market: 'sk', refundOptions: { refundCouponValidityDays: 123 } }, 2_592_000_000);
+    t.is(created.ttl, 2_592_000_000);
     await decideProposal(await t.context.temporal.client(), created.taskId, { approve: false, by: 'person:1', reason: 'Keep the validity' });
     const task = await connection.client.experimental.tasks.getTask(created.taskId);
     t.is(task.status, 'failed');

@@ -14,7 +14,7 @@ export async function up(knex: Knex): Promise<void> {
     // The tool that created it: reading the task needs that tool's scope.
     t.text('tool').notNullable();
     // The retention the client asked for (ms), as the task reports it back; null = the proposal's own life.
-    t.integer('ttl_ms');
+    t.bigInteger('ttl_ms');
     t.timestamp('created_at', { useTz: true, precision: 3 }).notNullable().defaultTo(knex.fn.now());
     t.index(['account_id', 'created_at']);
   });
