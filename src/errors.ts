@@ -65,6 +65,12 @@ export const errorCatalogue = {
   PROPOSAL_EMPTY: { status: 400, description: 'The proposal changes nothing: every proposed value equals the current one.' },
   DICTIONARY_NOT_MANAGEABLE: { status: 409, description: 'The shop\'s availability dictionary cannot be changed through the service (`details.reason`: PLATFORMA, BEZ_ROZSIRENIA or PROSTREDIE).' },
   PROPOSAL_ALREADY_DECIDED: { status: 409, description: 'The proposal was already decided or has expired (`details.status`); a decision is taken once.' },
+  // Proposals as MCP tasks (issue 26.2): why a task failed, as its tasks/result says.
+  PROPOSAL_REJECTED: { status: 409, description: 'MCP task: a person rejected the proposal (`details.by`, `details.reason`); nothing was written.' },
+  PROPOSAL_EXPIRED: { status: 409, description: 'MCP task: nobody decided the proposal within 7 days (`details.expiresAt`); nothing was written.' },
+  PROPOSAL_WITHDRAWN: { status: 409, description: 'MCP task: the assistant withdrew the proposal (tasks/cancel) before anybody decided; nothing was written.' },
+  PROPOSAL_WRITE_FAILED: { status: 502, description: 'MCP task: the proposal was approved but no item could be written (per item in `details.items`).' },
+  TASK_STILL_WORKING: { status: 409, description: 'MCP tasks/result: the proposal is still waiting or writing after the wait this request allows; poll tasks/get (`details.pollInterval`).' },
   WRITES_UNAVAILABLE: { status: 503, description: 'This service instance has no write path (no Temporal client or shop platform adapter): nothing was stored.' },
   // Text screens of the application (issue 25, UT).
   IMPORT_FILE_INVALID: { status: 400, description: 'A text import file cannot be used (`details.reason`: format, empty, too_large, no_code_column, unknown_column, duplicate_code, too_many_rows or unreadable; `details.row` / `details.column` where known); nothing was read from it.' },

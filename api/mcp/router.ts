@@ -24,11 +24,12 @@ import type { RequestLogFields } from '../http/requestContext.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { checkRequestHeaders, jsonRpcError, JSONRPC, type TransportRejection } from './protocol.js';
 import { buildMcpServer, toolCallResponse, type McpCallContext } from './server.js';
-import { toolDefinitions, type ToolDefinition } from './tools.js';
+import { PERSON_CONFIRMED_TOOLS } from './confirmations.js';
+import { toolsByName, type ToolDefinition } from './tools.js';
+import { answerTaskMessage, taskMessage } from './tasks.js';
 import { callerMayUse } from '../../src/capabilities/run.js';
 import type { Caller } from '../../src/capabilities/context.js';
 
-const toolsByName = new Map(toolDefinitions.map((tool) => [tool.name, tool]));
 
 export const MCP_PATH = '/api/mcp';
 export const RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-resource${MCP_PATH}`;
@@ -180,7 +181,10 @@ export function plainToolCall(body: unknown, accept: string | undefined, caller:
     if (!isPlainObject(meta) || Object.keys(meta).some((k) => !CLIENT_META.includes(k))) return null;
     const info = meta['io.modelcontextprotocol/clientInfo'];
     if (!isPlainObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string') return null;
-    if (!isPlainObject(meta['io.modelcontextprotocol/clientCapabilities'])) return null;
+    const capabilities = meta['io.modelcontextprotocol/clientCapabilities'];
+    if (!isPlainObject(capabilities)) return null;
+    // A client that can ask its user gets the question (input_required) from the SDK's multi-round-trip seam.
+    if (capabilities.elicitation !== undefined && PERSON_CONFIRMED_TOOLS.has(params.name)) return null;
   }
   const tool = toolsByName.get(params.name);
   return tool && callerMayUse(tool.capability, caller) ? { id: body.id, tool, args: params.arguments as Record<string, unknown> | undefined } : null;
@@ -193,6 +197,16 @@ export function rpcLogFields(body: unknown): RequestLogFields {
   if (!isPlainObject(message) || typeof message.method !== 'string') return {};
   const rpcMethod = message.method.slice(0, 100);
   return rpcMethod === 'tools/call' && typeof message.params?.name === 'string' ? { rpcMethod, tool: message.params.name.slice(0, 100) } : { rpcMethod };
+}
+
+/** One JSON-RPC response as the SDK would send it: JSON in the 2026-07-28 era, the one SSE event of the stateless 2025 leg. */
+function sendRpc(res: Response, era: 'modern' | 'legacy', body: string): void {
+  if (era === 'modern') {
+    res.status(200).type('application/json').send(body);
+    return;
+  }
+  const event = Buffer.from(`event: message\ndata: ${body}\n\n`);
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', 'Content-Length': event.length }).end(event);
 }
 
 export function createMcpRouter(deps: McpDeps): Router {
@@ -277,6 +291,12 @@ export function createMcpRouter(deps: McpDeps): Router {
       });
     }
 
+    // Tasks (issue 26.2: 2025-11-25 tasks, 2026-07-28 Tasks extension) have no runtime in the SDK we serve with:
+    // answered here, from Postgres and Temporal, so any API process can answer any task.
+    const taskEra = checked.era.kind === 'modern' ? 'modern' : checked.era.version === '2025-11-25' ? 'legacy' : null;
+    const task = taskEra ? taskMessage(req.body, taskEra) : null;
+    if (task && taskEra) return sendRpc(res, checked.era.kind, JSON.stringify(await answerTaskMessage(task, taskEra, caller, req.requestId, deps)));
+
     // A stateless 2025-era request carries no session; one that names a session goes to the SDK, which answers it.
     const direct = !options.sdkOnly && (checked.era.kind === 'modern' || req.get('mcp-session-id') === undefined);
     const call = direct ? plainToolCall(req.body, req.get('accept'), caller, checked.era.kind) : null;
@@ -284,14 +304,7 @@ export function createMcpRouter(deps: McpDeps): Router {
       // The hot message answered directly: the same runner, the same result the SDK would send (a test compares them),
       // without a per-request server, a Web Request/Response and a second serialisation of the data. The 2025-era
       // answer is the one SSE event the SDK's stateless legacy leg streams for it.
-      const body = await toolCallResponse(call.tool, call.args, { caller, requestId: req.requestId }, deps, call.id, checked.era.kind);
-      if (checked.era.kind === 'modern') {
-        res.status(200).type('application/json').send(body);
-      } else {
-        const event = Buffer.from(`event: message\ndata: ${body}\n\n`);
-        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', 'Content-Length': event.length }).end(event);
-      }
-      return;
+      return sendRpc(res, checked.era.kind, await toolCallResponse(call.tool, call.args, { caller, requestId: req.requestId }, deps, call.id, checked.era.kind));
     }
 
     const authInfo: AuthInfo = { token: caller.credentialType === 'oauth' ? 'oauth' : 'access-key', clientId: caller.credentialId, scopes: [...caller.scopes] };

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
+import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { callerMayUse, runCapability, type RunDeps } from '../../src/capabilities/run.js';
 import type { Caller } from '../../src/capabilities/context.js';
@@ -14,6 +14,8 @@ import { mcpToolCalls } from '../../src/metrics/registry.js';
 import { registerApps, toolUiMeta } from './apps/apps.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 import { errorResult, structuredContent, textRendering, toolDefinitions, type ToolDefinition } from './tools.js';
+import { callConfirmedTool, PERSON_CONFIRMED_TOOLS } from './confirmations.js';
+import { TASK_TOOLS } from './tasks.js';
 
 const version = (JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -107,7 +109,8 @@ function callToolFailure(tool: ToolDefinition, error: unknown, context: McpCallC
 /** Builds the per-request server. Tool lists depend on the credential, hence `cacheScope: private` on the cacheable results. */
 export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    // Tasks: the propose tools may run as tasks, 2025-11-25 `tasks` and the 2026-07-28 extension (api/mcp/tasks.ts).
+    capabilities: { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     cacheHints: {
@@ -121,11 +124,16 @@ export function buildMcpServer(context: McpCallContext, deps: RunDeps): McpServe
   });
   const tools = toolsFor(context.caller);
   for (const tool of tools) {
-    server.registerTool(
+    const registered = server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations, _meta: toolUiMeta(tool.name) },
-      (args: unknown) => callTool(tool, args, context, deps),
+      // coupons_update/remove ask the person where the client can (issue 26.3); every other tool runs as it is.
+      PERSON_CONFIRMED_TOOLS.has(tool.name)
+        ? (args: unknown, ctx: ServerContext) => callConfirmedTool(tool, args, ctx, context, deps)
+        : (args: unknown) => callTool(tool, args, context, deps),
     );
+    // The SDK's registerTool takes no `execution`; the listed tool reads it from the registration.
+    if (TASK_TOOLS.has(tool.name)) registered.execution = { taskSupport: 'optional' };
   }
   // MCP Apps (issue 26.4): the pictures of the tools listed above, and no others.
   registerApps(server, tools.map((tool) => tool.name));

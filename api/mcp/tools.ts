@@ -177,6 +177,9 @@ export const toolDefinitions: readonly ToolDefinition[] = capabilities
   .map(defineTool)
   .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+/** Every tool by its name. */
+export const toolsByName: ReadonlyMap<string, ToolDefinition> = new Map(toolDefinitions.map((tool) => [tool.name, tool]));
+
 /** The structuredContent of a successful call, from the runner's output. */
 export function structuredContent(capability: Capability, output: CapabilityOutput): Record<string, unknown> {
   const content: Record<string, unknown> = {};

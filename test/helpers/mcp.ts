@@ -2,7 +2,7 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { TestServer } from './server.js';
 
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -18,6 +18,39 @@ export async function connectModern(server: TestServer, key: string): Promise<Mo
   const client = new ModernClient({ name: 'test-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN_VERSION } } });
   await client.connect(new ModernTransport(mcpUrl(server), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
   return client;
+}
+
+/** What a person answers to an elicitation, and the questions a client was asked. */
+export type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> };
+export interface AskedQuestion { message: string; requestedSchema: unknown }
+
+/**
+ * SDK 2.x client pinned to 2026-07-28 that declares form-mode elicitation and answers every question with `answer`
+ * (the SDK fulfils `input_required` results through this handler and retries the call); `asked` records the questions.
+ */
+export async function connectModernAsking(server: TestServer, key: string, answer: () => ElicitAnswer): Promise<{ client: ModernClient; asked: AskedQuestion[] }> {
+  const client = new ModernClient({ name: 'test-modern-asking', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN_VERSION } }, capabilities: { elicitation: { form: {} } } });
+  const asked: AskedQuestion[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    const params = request.params as { message: string; requestedSchema?: unknown };
+    asked.push({ message: params.message, requestedSchema: params.requestedSchema });
+    return answer();
+  });
+  await client.connect(new ModernTransport(mcpUrl(server), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return { client, asked };
+}
+
+/** SDK 1.x client (2025-11-25) that declares elicitation in `initialize` and would answer `answer`; `asked` records questions. */
+export async function connectLegacyAsking(server: TestServer, key: string, answer: () => ElicitAnswer): Promise<{ client: LegacyClient; asked: AskedQuestion[] }> {
+  const client = new LegacyClient({ name: 'test-legacy-asking', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  const asked: AskedQuestion[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const params = request.params as { message: string; requestedSchema?: unknown };
+    asked.push({ message: params.message, requestedSchema: params.requestedSchema });
+    return answer();
+  });
+  await client.connect(new VersionPinnedTransport(mcpUrl(server), key, '2025-11-25'));
+  return { client, asked };
 }
 
 /**

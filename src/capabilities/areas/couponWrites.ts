@@ -95,7 +95,7 @@ export const couponsUpdate = defineCapability({
     confirmationToken: confirmationToken.optional(),
   }).strict(),
   result: z.object({
-    status: z.enum(['preview', 'unchanged', 'updated']).describe('`preview`: nothing changed yet, confirm with the token; `unchanged`: the coupon already has these values; `updated`: done.'),
+    status: z.enum(['preview', 'unchanged', 'updated', 'declined', 'cancelled']).describe('`preview`: nothing changed yet, confirm with the token; `unchanged`: the coupon already has these values; `updated`: done; `declined`/`cancelled`: the person said no to (or dismissed) the question their client showed, nothing changed.'),
     market: z.string(),
     code: z.string(),
     changes: z.array(changeSchema).describe('Every field that changes (preview) or changed (updated), before and after.'),
@@ -124,7 +124,7 @@ export const couponsRemove = defineCapability({
   market: 'required',
   params: z.object({ market, code, confirmationToken: confirmationToken.optional() }).strict(),
   result: z.object({
-    status: z.enum(['preview', 'blocked', 'removed']).describe('`preview`: nothing removed, confirm with the token; `blocked`: a live dependency, no token; `removed`: done.'),
+    status: z.enum(['preview', 'blocked', 'removed', 'declined', 'cancelled']).describe('`preview`: nothing removed, confirm with the token; `blocked`: a live dependency, no token; `removed`: done; `declined`/`cancelled`: the person said no to (or dismissed) the question their client showed, nothing removed.'),
     market: z.string(),
     code: z.string(),
     coupon: couponSchema.nullable().describe('The coupon that is (preview) or was (removed) in the service\'s records.'),

@@ -24,6 +24,7 @@ import * as m050 from './050_affiliate_tracking_approvals.js';
 import * as m070 from './070_medusa.js';
 import * as m083 from './083_shop_credentials_deleted.js';
 import * as m084 from './084_catalogue_urls.js';
+import * as m085 from './085_mcp_tasks.js';
 import * as m095 from './095_text_edits_exports.js';
 
 export const migrations = [
@@ -52,5 +53,6 @@ export const migrations = [
   { name: '070_medusa', ...m070 },
   { name: '083_shop_credentials_deleted', ...m083 },
   { name: '084_catalogue_urls', ...m084 },
+  { name: '085_mcp_tasks', ...m085 },
   { name: '095_text_edits_exports', ...m095 },
 ];
