@@ -19,7 +19,9 @@ try {
   await page.screenshot({ path: join(root, 'docs/temporal-ui-retrying-deliveries.png') });
   await first.click();
   await page.waitForURL(/\/workflows\/webhook-delivery-/);
-  await page.getByText('Timer', { exact: false }).first().waitFor({ timeout: 30_000 });
+  // The page keeps polling (never network-idle): wait for its workflow type, then give the history a moment to draw.
+  await page.getByText('webhookDeliveryWorkflow').first().waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(3_000);
   await page.screenshot({ path: join(root, 'docs/temporal-ui-retrying-delivery.png') });
   console.log('docs/temporal-ui-retrying-deliveries.png and docs/temporal-ui-retrying-delivery.png written');
 } finally {
