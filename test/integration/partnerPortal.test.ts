@@ -18,6 +18,7 @@ import { isRestCapability } from '../../src/capabilities/types.js';
 import { decideCodeRequest, setPartnerState } from '../../src/affiliate/writes/partners.js';
 import { reencryptPayoutDetails } from '../../src/affiliate/portal/payoutDetails.js';
 import { TEST_SECRETS } from '../helpers/service.js';
+import { listOutbox } from '../../src/email/outbox.js';
 
 interface Context { database: TestDatabase; server: TestServer; key: string; clock: { now: Date }; shop: { id: string; accountId: string } }
 const test = anyTest as TestFn<Context>;
@@ -154,6 +155,10 @@ test('When a partner registers, verifies the e-mail and signs in, then a partner
   t.deepEqual({ ...partner }, { state: 'waiting', email, language: 'en' });
   const mail = await db('email_outbox').where({ recipient: email, event: 'portal_email_verification' }).first('status', 'shop_id', 'partner_id');
   t.deepEqual({ status: mail.status, shop: String(mail.shop_id), partner: String(mail.partner_id) }, { status: 'queued', shop: t.context.shop.id, partner: partnerId });
+  // Staff read the e-mail on the E-mails page, never its usable link.
+  const outbox = await listOutbox(db, t.context.shop.accountId, { limit: 50, shopCodes: null });
+  const shown = outbox.find((e) => e.event === 'portal_email_verification' && e.recipient === email)!;
+  t.regex(shown.bodyHtml, /\/verify-email\/\(link hidden\)/);
   const login = await db('affiliate_partner_logins').where({ partner_id: partnerId }).first('password_hash', 'email_verified_at');
   t.true(login.password_hash.startsWith('$argon2id$'));
   t.is(login.email_verified_at, null);
@@ -194,6 +199,10 @@ test('When a partner registers, verifies the e-mail and signs in, then a partner
   const app = await fetch(`${t.context.server.baseUrl}/app`, { headers: { Cookie: `sid=${cookie.split(';')[0].split('=')[1]}` }, redirect: 'manual' });
   t.is(app.status, 303);
   t.regex(app.headers.get('location') ?? '', /\/app\/sign-in/);
+  // The same cookie carried to another shop's portal is no session there.
+  const elsewhere = await fetch(`${t.context.server.baseUrl}/portal/demo/cz/dashboard`, { headers: { Cookie: cookie.split(';')[0] }, redirect: 'manual' });
+  t.is(elsewhere.status, 303);
+  t.is(elsewhere.headers.get('location'), '/portal/demo/cz/sign-in');
   // Signing out ends it.
   t.is((await browser.request('POST', `${PREFIX}/sign-out`, {})).status, 303);
   t.is((await browser.get(`${PREFIX}/dashboard`)).status, 303);
