@@ -29,7 +29,7 @@ export async function partnerDashboard(db: Db, portal: Portal, partner: PortalPa
   return {
     clicks: Number(clicks?.n ?? 0),
     conversions: Number(conversions?.n ?? 0),
-    commissions: commissions.map((c: Record<string, any>) => ({ state: c.state as string, currency: String(c.currency).trim(), amount: Number(c.amount).toFixed(2), count: Number(c.n) })),
+    commissions: (commissions as Array<Record<string, unknown>>).map((c) => ({ state: String(c.state), currency: String(c.currency).trim(), amount: Number(c.amount).toFixed(2), count: Number(c.n) })),
     payouts: payouts.map((p) => ({ id: String(p.id), currency: String(p.currency).trim(), amount: Number(p.amount).toFixed(2), conversions: p.conversions, state: p.state, periodFrom: p.period_from, periodTo: p.period_to, paidAt: p.paid_at })),
     codes: codes.map((c) => c.code as string),
     codeRequests: requests.map((r) => ({ id: String(r.id), code: r.requested_code as string, state: r.state as string, reason: r.reason as string | null, requestedAt: r.requested_at, decidedAt: r.decided_at })),
