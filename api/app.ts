@@ -12,6 +12,7 @@ import { createHealthRouter } from './http/health.js';
 import { createMedusaEventsRouter, MEDUSA_EVENTS_PATH } from './http/medusaEvents.js';
 import { createMetricsRouter, type MetricsOptions } from './http/metrics.js';
 import { createTrackingRouter } from './portal/tracking.js';
+import { createPortalRouters } from './portal/pages.js';
 import crypto from 'node:crypto';
 
 /**
@@ -43,6 +44,9 @@ export function createApp(deps: AppDeps): Express {
   let trackingKey: Buffer | null = null;
   const hashKey = () => (trackingKey ??= crypto.createHmac('sha256', deps.application.secretsKey()).update('affiliate-tracking').digest());
   app.use(createTrackingRouter({ db: deps.db, now: deps.now, hashKey }));
+  // The partner portals' pages (issue 24): under /portal/<account>/<shop> here; by a portal's Host at the end.
+  const portalPages = createPortalRouters({ db: deps.db, now: deps.now, application: deps.application });
+  app.use(portalPages.byPath);
   app.use('/api/v1', createRestRouter(deps));
   app.use(MCP_PATH, createMcpRouter(deps));
   app.use(createProtectedResourceMetadataRouter(deps));
@@ -50,6 +54,7 @@ export function createApp(deps: AppDeps): Express {
   const oauth = createOAuthServers({ db: deps.db, secretsKey: application.secretsKey, resolve: application.resolve, publicBaseUrl: application.publicBaseUrl, trustProxy: Boolean(application.trustProxy), fetch: application.oauthFetch });
   app.use(createOAuthRouter(oauth, (req) => ownOrigin(application, req), { registrationsPerMinute: application.registrationsPerMinute }));
   app.use(APP_PATH, createApplicationRouter({ db: deps.db, now: deps.now, cursorSecret: deps.cursorSecret, application, oauth, platforms: deps.platforms, temporal: deps.temporal }));
+  app.use(portalPages.byHost);
   app.use(errorHandler);
   return app;
 }

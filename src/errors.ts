@@ -56,6 +56,9 @@ export const errorCatalogue = {
   // Affiliate writes (issue 13).
   FINANCIAL_SETTING_READ_ONLY: { status: 403, description: 'A financial affiliate setting (commissions, commission base, clicks, payouts, referrals) is never changed over MCP (`details.params`); a person changes it in the application. Nothing was changed.' },
   ALREADY_EXISTS: { status: 409, description: 'A record with this key exists already (`details.param`); change it with the matching update tool.' },
+  // The partner portal (issue 24).
+  REGISTRATION_CLOSED: { status: 403, description: 'The partner portal does not take registrations now; `details.reason` is the reason the programme gives.' },
+  LINK_EXPIRED: { status: 410, description: 'An e-mailed link (address verification, password reset) has expired or was used; ask for a new one.' },
   CODE_ALREADY_RESERVED: { status: 409, description: 'The requested discount code is already held in this shop by another partner or coupon (`details.heldBy`); reject the request with a reason instead.' },
   // Proposals (issue 13).
   PROPOSAL_TARGET_NOT_FOUND: { status: 404, description: 'A proposal names a product, category or availability entry the shop does not have (`details.entity`, `details.id`).' },

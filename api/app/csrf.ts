@@ -8,11 +8,13 @@ import type { NextFunction, Request, Response } from 'express';
 import { appState } from './session.js';
 import { renderPage } from './render.js';
 
-export function csrfProtection(ownOrigin: (req: Request) => string) {
+/** `refusal` renders the 403 page (the partner portal passes its own layout; the application's by default). */
+export function csrfProtection(ownOrigin: (req: Request) => string, refusal?: (res: Response, why: string) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     const origin = req.get('origin');
-    const refuse = (why: string) => renderPage(res, 'error', { title: 'Form refused', message: `The form was refused (${why}). Reload the page and try again.` }, 403);
+    const refuse = (why: string) => (refusal ? refusal(res, why)
+      : renderPage(res, 'error', { title: 'Form refused', message: `The form was refused (${why}). Reload the page and try again.` }, 403));
     if (origin !== undefined && origin !== ownOrigin(req)) return refuse('it came from another site');
     const session = appState(res).session;
     const sent = typeof req.body?._csrf === 'string' ? Buffer.from(req.body._csrf) : Buffer.alloc(0);

@@ -45,6 +45,8 @@ export const APP_PATH = '/app';
 export interface ApplicationOptions {
   /** SECRETS_KEY: encrypts TOTP and webhook secrets. A function, so an app that never needs it never loads it. */
   secretsKey: () => Buffer;
+  /** SECRETS_KEY_PREVIOUS during a rotation (read only): partners' payout details encrypted under it still open. */
+  previousSecretsKey?: () => Buffer | null;
   /** Webhook address rules (D17) for endpoints created in the pages. */
   allowLoopback: boolean;
   resolve: Resolver;
@@ -82,9 +84,9 @@ export function ownOrigin(options: ApplicationOptions, req: Request): string {
   return options.publicBaseUrl ? new URL(options.publicBaseUrl).origin : `${req.protocol}://${req.get('host')}`;
 }
 
-export function createApplicationRouter(deps: ApplicationDeps): Router {
-  const router = express.Router();
-  router.use(helmet({
+/** The pages' security headers (CSP, no framing, same-origin resources), shared with the partner portal's pages. */
+export function pageSecurityHeaders(options: ApplicationOptions) {
+  return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -96,8 +98,13 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
     frameguard: { action: 'deny' },
     // The pages are same-origin only; nothing here is meant to be embedded or opened by others.
     crossOriginResourcePolicy: { policy: 'same-origin' },
-    strictTransportSecurity: deps.application.publicBaseUrl?.startsWith('https:') ? undefined : false,
-  }));
+    strictTransportSecurity: options.publicBaseUrl?.startsWith('https:') ? undefined : false,
+  });
+}
+
+export function createApplicationRouter(deps: ApplicationDeps): Router {
+  const router = express.Router();
+  router.use(pageSecurityHeaders(deps.application));
   // Pico CSS, the application's CSS foundation, served from its npm package (no CDN).
   router.get('/static/pico.min.css', (_req, res) => res.sendFile(path.join(projectRoot, 'node_modules', '@picocss', 'pico', 'css', 'pico.min.css'), { maxAge: '1h' }));
   router.use('/static', express.static(path.join(projectRoot, 'api', 'app', 'static'), { maxAge: '1h', index: false }));

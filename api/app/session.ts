@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Db } from '../../src/db/knex.js';
 import { loadPerson } from '../../src/people/people.js';
 import type { Person } from '../../src/people/model.js';
-import { createSession, deleteSession, findSession, SESSION_MAX_MS, type SessionRow } from '../../src/people/sessions.js';
+import { createSession, deleteSession, findSession, SESSION_MAX_MS, type SessionRow, type SessionStore, type SessionSubject } from '../../src/people/sessions.js';
 import { renderPage } from './render.js';
 
 export interface AppState {
@@ -29,10 +29,23 @@ export function currentPerson(res: Response): Person {
 }
 
 const secure = (req: Request) => req.secure || req.protocol === 'https';
-const cookieName = (req: Request) => (secure(req) ? '__Host-sid' : 'sid');
 
-function setCookie(req: Request, res: Response, token: string): void {
-  res.cookie(cookieName(req), token, { httpOnly: true, sameSite: 'lax', secure: secure(req), path: '/', maxAge: SESSION_MAX_MS });
+/**
+ * Which sessions a router keeps: the application's (default) or a partner portal's (issue 24), with their own table
+ * and cookie, so a partner's session is never a staff session and the other way round.
+ */
+export interface SessionFlavour {
+  store: SessionStore;
+  cookieName: (req: Request) => string;
+  /** The cookie's path: `/` for the application; a portal under its development prefix keeps its cookie there. */
+  cookiePath: (req: Request) => string;
+}
+
+export const STAFF_SESSIONS: SessionFlavour = { store: 'app_sessions', cookieName: (req) => (secure(req) ? '__Host-sid' : 'sid'), cookiePath: () => '/' };
+const cookieName = STAFF_SESSIONS.cookieName;
+
+function setCookie(req: Request, res: Response, token: string, flavour: SessionFlavour): void {
+  res.cookie(flavour.cookieName(req), token, { httpOnly: true, sameSite: 'lax', secure: secure(req), path: flavour.cookiePath(req), maxAge: SESSION_MAX_MS });
 }
 
 export function loadSession(db: Db, now: () => Date) {
@@ -46,11 +59,11 @@ export function loadSession(db: Db, now: () => Date) {
 }
 
 /** The session of this visitor, started (without a person) when there is none: forms need its CSRF token. */
-export async function ensureSession(db: Db, now: Date, req: Request, res: Response): Promise<SessionRow> {
+export async function ensureSession(db: Db, now: Date, req: Request, res: Response, flavour = STAFF_SESSIONS, who: SessionSubject = {}): Promise<SessionRow> {
   const state = appState(res);
   if (state.session) return state.session;
-  const { token, session } = await createSession(db, now);
-  setCookie(req, res, token);
+  const { token, session } = await createSession(db, now, who, flavour.store);
+  setCookie(req, res, token, flavour);
   state.session = session;
   return session;
 }
@@ -59,20 +72,20 @@ export async function ensureSession(db: Db, now: Date, req: Request, res: Respon
  * Replaces the visitor's session by a new one (new id, new CSRF token) for `who`: called at every step of sign-in, so
  * a session id known before sign-in never becomes a signed-in one.
  */
-export async function replaceSession(db: Db, now: Date, req: Request, res: Response, who: { personId?: string; pendingPersonId?: string }): Promise<SessionRow> {
+export async function replaceSession(db: Db, now: Date, req: Request, res: Response, who: SessionSubject, flavour = STAFF_SESSIONS): Promise<SessionRow> {
   const state = appState(res);
-  if (state.session) await deleteSession(db, state.session.idHash);
-  const { token, session } = await createSession(db, now, who);
-  setCookie(req, res, token);
+  if (state.session) await deleteSession(db, state.session.idHash, flavour.store);
+  const { token, session } = await createSession(db, now, who, flavour.store);
+  setCookie(req, res, token, flavour);
   state.session = session;
   state.person = who.personId ? await loadPerson(db, who.personId) : null;
   return session;
 }
 
-export async function endSession(db: Db, req: Request, res: Response): Promise<void> {
+export async function endSession(db: Db, req: Request, res: Response, flavour = STAFF_SESSIONS): Promise<void> {
   const state = appState(res);
-  if (state.session) await deleteSession(db, state.session.idHash);
-  res.clearCookie(cookieName(req), { path: '/' });
+  if (state.session) await deleteSession(db, state.session.idHash, flavour.store);
+  res.clearCookie(flavour.cookieName(req), { path: flavour.cookiePath(req) });
   state.session = null;
   state.person = null;
 }

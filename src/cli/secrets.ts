@@ -5,6 +5,7 @@ import type { Db } from '../db/knex.js';
 import { loadSecrets } from '../secrets.js';
 import { reencryptEndpointSecrets } from '../webhooks/endpoints.js';
 import { reencryptShopCredentials } from '../setup/credentials.js';
+import { reencryptPayoutDetails } from '../affiliate/portal/payoutDetails.js';
 import { print, UsageError } from './output.js';
 
 export const secretsUsage = `  secrets re-encrypt    (after setting SECRETS_KEY to the new key and SECRETS_KEY_PREVIOUS to the old one)
@@ -17,12 +18,14 @@ export async function secretsCommand(db: Db, config: Config, argv: string[]): Pr
   const secrets = loadSecrets(config);
   let result;
   let shops;
+  let partners;
   try {
     result = await reencryptEndpointSecrets(db, { current: secrets.secretsKey, previous: secrets.previousSecretsKey });
     shops = await reencryptShopCredentials(db, { current: secrets.secretsKey, previous: secrets.previousSecretsKey });
+    partners = await reencryptPayoutDetails(db, { current: secrets.secretsKey, previous: secrets.previousSecretsKey });
   } catch (error) {
     // Nothing was written (one transaction): say which key is missing rather than print a stack.
     throw new UsageError(`Nothing re-encrypted: ${(error as Error).message}`);
   }
-  print(values.json!, { ...result, shopCredentials: shops }, `${result.reencrypted} of ${result.endpoints} endpoint secrets and ${shops.reencrypted} of ${shops.shops} shop credentials re-encrypted under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can now be removed.`);
+  print(values.json!, { ...result, shopCredentials: shops, partnerPayoutDetails: partners }, `${result.reencrypted} of ${result.endpoints} endpoint secrets, ${shops.reencrypted} of ${shops.shops} shop credentials and ${partners.reencrypted} of ${partners.partners} partners' payout details re-encrypted under the current SECRETS_KEY; SECRETS_KEY_PREVIOUS can now be removed.`);
 }

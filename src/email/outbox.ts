@@ -79,6 +79,11 @@ export function maskInvitationLinks(html: string): string {
   return html.replace(/(\/app\/invitation\/)[A-Za-z0-9_-]{43}/g, '$1(link hidden)');
 }
 
+/** A partner portal's verification and password-reset links open a partner's account: the E-mails page never shows them. */
+export function maskPortalLinks(html: string): string {
+  return html.replace(/(\/(?:verify-email|reset-password)\/)[A-Za-z0-9_-]{43}/g, '$1(link hidden)');
+}
+
 /** The newest e-mails of an account (the application's E-mails page), optionally only those of some shops. */
 export async function listOutbox(db: Db, accountId: string, options: { limit: number; offset?: number; shopCodes: ReadonlySet<string> | null; status?: EmailStatus }): Promise<OutboxEntry[]> {
   const q = db('email_outbox as e').leftJoin('shops as s', 's.id', 'e.shop_id').leftJoin('affiliate_partners as p', 'p.id', 'e.partner_id')
@@ -93,7 +98,7 @@ export async function listOutbox(db: Db, accountId: string, options: { limit: nu
   return rows.map((r) => ({
     emailId: String(r.id), source: r.source, event: r.event, market: r.market ?? null, partnerHandle: r.handle ?? null,
     recipient: r.recipient ?? (r.recipient_group === 'account_people' ? 'the account\'s people' : r.recipient_group ?? '(no address)'),
-    language: r.language, subject: r.subject, bodyHtml: r.source === 'people' ? maskInvitationLinks(r.body_html) : r.body_html, attachments: r.attachments, status: r.status, attempts: r.attempts,
+    language: r.language, subject: r.subject, bodyHtml: r.source === 'people' ? maskInvitationLinks(r.body_html) : String(r.event).startsWith('portal_') ? maskPortalLinks(r.body_html) : r.body_html, attachments: r.attachments, status: r.status, attempts: r.attempts,
     lastError: r.last_error, createdAt: r.created_at.toISOString(), sentAt: r.sent_at ? r.sent_at.toISOString() : null,
   }));
 }

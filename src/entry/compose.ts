@@ -57,7 +57,7 @@ export function serviceParts(config: Config, secrets: Secrets, db: Db): Pick<Ser
       db, demoClockSpeed: config.DEMO_CLOCK_SPEED, secretKeys: { current: secrets.secretsKey, previous: secrets.previousSecretsKey },
     }),
     webhooks: webhookSettings(config, secrets),
-    application: { secretsKey: () => secrets.secretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver, publicBaseUrl: config.PUBLIC_BASE_URL, trustProxy: config.TRUST_PROXY },
+    application: { secretsKey: () => secrets.secretsKey, previousSecretsKey: () => secrets.previousSecretsKey, allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK, resolve: systemResolver, publicBaseUrl: config.PUBLIC_BASE_URL, trustProxy: config.TRUST_PROXY },
     mcp: { allowedOrigins: config.MCP_ALLOWED_ORIGINS, publicBaseUrl: config.PUBLIC_BASE_URL, localhostOnly: !config.PUBLIC_BASE_URL && isLoopbackHost(config.HOST) },
   };
 }

@@ -5,6 +5,7 @@
  * hash, so neither the answers nor their timing tell which addresses exist.
  */
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
 import { verifyPassword } from './passwords.js';
 import { verifySecondFactor } from './totp.js';
@@ -19,34 +20,55 @@ export type PasswordCheck =
 const normalise = (email: string) => email.trim().toLowerCase();
 
 /**
+ * Whose passwords are checked: the application's people (default) or one account's partners on its partner portals
+ * (issue 24). Same hashing, lockout and unknown-address counting; the rows and the counters' keys are kept apart.
+ */
+export interface SignInDirectory {
+  table: 'people' | 'affiliate_partner_logins';
+  idColumn: 'id' | 'partner_id';
+  /** Rows that may sign in (people: not disabled; partners: of this account). */
+  scope: (q: Knex.QueryBuilder) => Knex.QueryBuilder;
+  /** What an unknown address is counted under (hashed), so a partner's guesses never lock a person's address. */
+  unknownAddressKey: (email: string) => string;
+}
+
+export const PEOPLE_DIRECTORY: SignInDirectory = { table: 'people', idColumn: 'id', scope: (q) => q.whereNull('disabled_at'), unknownAddressKey: (email) => email };
+
+/** The partners of one account, as a partner portal signs them in. */
+export function partnerDirectory(accountId: string): SignInDirectory {
+  return { table: 'affiliate_partner_logins', idColumn: 'partner_id', scope: (q) => q.where({ account_id: accountId }), unknownAddressKey: (email) => `partner:${accountId}:${email}` };
+}
+
+/**
  * Checks e-mail and password. An unknown e-mail, a disabled person and a wrong password answer alike ('invalid');
  * a locked address is told so even with the right password, so guessing learns nothing during the lock.
  */
-export async function checkPassword(db: Db, email: string, password: string, now: Date): Promise<PasswordCheck> {
-  const row = await db('people').where({ email: normalise(email) }).whereNull('disabled_at').first();
+export async function checkPassword(db: Db, email: string, password: string, now: Date, directory: SignInDirectory = PEOPLE_DIRECTORY): Promise<PasswordCheck> {
+  const row = await directory.scope(db(directory.table).where({ email: normalise(email) })).first();
   // The hash work happens on every path (unknown, locked, wrong, right): the time taken says nothing either.
   const matches = await verifyPassword(row?.password_hash ?? null, password);
-  if (!row) return failUnknownAddress(db, email, now);
+  if (!row) return failUnknownAddress(db, directory.unknownAddressKey(normalise(email)), now);
+  const id = { [directory.idColumn]: row[directory.idColumn] };
   if (row.locked_until && row.locked_until > now) return { ok: false, reason: 'locked', lockedUntil: row.locked_until };
   if (!matches) {
     // One statement, so concurrent guesses each count.
-    const [updated] = await db('people').where({ id: row.id }).update({
+    const [updated] = await db(directory.table).where(id).update({
       failed_sign_ins: db.raw('failed_sign_ins + 1'),
       locked_until: db.raw(`case when failed_sign_ins + 1 >= ? then ?::timestamptz else null end`, [LOCKOUT_AFTER, new Date(now.getTime() + LOCKOUT_MS)]),
     }).returning(['failed_sign_ins', 'locked_until']);
     if (updated.locked_until) {
-      await db('people').where({ id: row.id }).update({ failed_sign_ins: 0 });
+      await db(directory.table).where(id).update({ failed_sign_ins: 0 });
       return { ok: false, reason: 'locked', lockedUntil: updated.locked_until };
     }
     return { ok: false, reason: 'invalid' };
   }
-  await db('people').where({ id: row.id }).update({ failed_sign_ins: 0, locked_until: null });
-  return { ok: true, personId: row.id, totpEnabled: row.totp_enabled_at !== null };
+  await db(directory.table).where(id).update({ failed_sign_ins: 0, locked_until: null });
+  return { ok: true, personId: String(row[directory.idColumn]), totpEnabled: (row.totp_enabled_at ?? null) !== null };
 }
 
 /** A wrong password for an address of nobody: counted and locked like a person's, under the address's SHA-256. */
-async function failUnknownAddress(db: Db, email: string, now: Date): Promise<PasswordCheck> {
-  const emailHash = crypto.createHash('sha256').update(normalise(email)).digest();
+async function failUnknownAddress(db: Db, addressKey: string, now: Date): Promise<PasswordCheck> {
+  const emailHash = crypto.createHash('sha256').update(addressKey).digest();
   const lockUntil = new Date(now.getTime() + LOCKOUT_MS);
   const [row] = await db.raw<{ rows: { failures: number; locked_until: Date | null; was_locked: boolean }[] }>(`
     insert into sign_in_unknown_failures as f (email_hash, failures, locked_until, updated_at) values (?, 1, null, ?)

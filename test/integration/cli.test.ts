@@ -88,12 +88,12 @@ test('When SECRETS_KEY is rotated, then secrets re-encrypt moves every endpoint 
 
   const done = await cliWithEnv(t, { ...env, SECRETS_KEY_PREVIOUS: oldKey.toString('base64') }, 'secrets', 're-encrypt', '--json');
   t.is(done.code, 0, done.stderr);
-  t.deepEqual(JSON.parse(done.stdout), { reencrypted: 2, endpoints: 2, shopCredentials: { reencrypted: 0, shops: 0 } });
+  t.deepEqual(JSON.parse(done.stdout), { reencrypted: 2, endpoints: 2, shopCredentials: { reencrypted: 0, shops: 0 }, partnerPayoutDetails: { reencrypted: 0, partners: 0 } });
   const after = await stored();
   for (const endpoint of endpoints) {
     t.is(decryptSecret(newKey, endpoint.id, after.get(endpoint.id)!), endpoint.secret, 'the same secret, under the new key');
     t.throws(() => decryptSecret(oldKey, endpoint.id, after.get(endpoint.id)!), undefined, 'the old key no longer reads it');
   }
   const again = await cliWithEnv(t, { ...env, SECRETS_KEY_PREVIOUS: oldKey.toString('base64') }, 'secrets', 're-encrypt', '--json');
-  t.deepEqual(JSON.parse(again.stdout), { reencrypted: 0, endpoints: 2, shopCredentials: { reencrypted: 0, shops: 0 } });
+  t.deepEqual(JSON.parse(again.stdout), { reencrypted: 0, endpoints: 2, shopCredentials: { reencrypted: 0, shops: 0 }, partnerPayoutDetails: { reencrypted: 0, partners: 0 } });
 });

@@ -144,14 +144,15 @@ export async function payoutsForReview(db: Db, person: Person, filter: { state?:
 }
 
 /** One payout with its commissions, for its statement (no bank or tax data). */
-export async function payoutStatement(db: Db, person: Person, payoutId: string) {
+export async function payoutStatement(db: Db, person: Pick<Person, 'accountId' | 'shopCodes'> & { partnerId?: string }, payoutId: string) {
   if (!/^\d{1,18}$/.test(payoutId)) throw new AppError('NOT_FOUND', `No payout \`${payoutId}\`.`, { param: 'payoutId' });
   const payout = await db('affiliate_payouts as y').join('shops as s', 's.id', 'y.shop_id').join('affiliate_partners as p', 'p.id', 'y.partner_id')
     .join('affiliate_programmes as pr', 'pr.account_id', 'y.account_id')
     .where({ 'y.id': payoutId, 'y.account_id': person.accountId })
-    .first('y.id', 's.code as market', 's.name as shop_name', 'pr.name as programme', 'p.handle', 'y.currency', 'y.amount', 'y.conversions', 'y.state',
+    .first('y.id', 'y.partner_id', 's.code as market', 's.name as shop_name', 'pr.name as programme', 'p.handle', 'y.currency', 'y.amount', 'y.conversions', 'y.state',
       db.raw('y.period_from::text as period_from'), db.raw('y.period_to::text as period_to'), 'y.created_at', 'y.paid_at');
-  if (!payout || (person.shopCodes && !person.shopCodes.has(payout.market))) throw new AppError('NOT_FOUND', `No payout \`${payoutId}\` in your shops.`, { param: 'payoutId' });
+  // A partner on the portal (partnerId) reads only their own payouts.
+  if (!payout || (person.shopCodes && !person.shopCodes.has(payout.market)) || (person.partnerId !== undefined && String(payout.partner_id) !== person.partnerId)) throw new AppError('NOT_FOUND', `No payout \`${payoutId}\` in your shops.`, { param: 'payoutId' });
   const lines = await db('affiliate_conversions').where({ payout_id: payoutId }).orderBy([{ column: 'ordered_at' }, { column: 'id' }])
     .select('order_code', 'ordered_at', 'commission_base', 'commission');
   return { payout, lines };

@@ -38,19 +38,22 @@ export interface EmailSummary {
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** Values of the registry's variables for one partner in one shop (HTML-escaped where they go into a body). */
-async function variableValues(trx: Knex.Transaction, accountId: string, shop: ShopRef, partner: PartnerForEmail, now: Date, extra: Record<string, string>) {
+/**
+ * Values of the registry's variables for one partner (or, on a partner portal before sign-in, nobody) in one shop;
+ * raw text: callers escape them where they go into HTML. E-mails and the partner portal share it.
+ */
+export async function variableValues(trx: Knex, accountId: string, shop: Pick<ShopRef, 'id' | 'name'>, partner: PartnerForEmail | null, now: Date, extra: Record<string, string>) {
   const [programme, shopRow, portal, code] = await Promise.all([
     trx('affiliate_programmes').where({ account_id: accountId }).first('name', 'default_commission_percent', 'click_window_days', 'payout_minimum_eur', 'return_period_days'),
     trx('shops').where({ id: shop.id }).first('name', 'base_url'),
     trx('affiliate_portals').where({ shop_id: shop.id }).first('address', 'custom_domain', 'custom_domain_status'),
-    trx('affiliate_discount_codes').where({ shop_id: shop.id, partner_id: partner.id }).orderBy('code').first('code'),
+    partner ? trx('affiliate_discount_codes').where({ shop_id: shop.id, partner_id: partner.id }).orderBy('code').first('code') : undefined,
   ]);
   const portalUrl = portal ? (portal.custom_domain && portal.custom_domain_status === 'active' ? `https://${portal.custom_domain}` : String(portal.address)) : '';
   const values: Record<string, string> = {
-    'partner.handle': partner.handle, 'partner.name': partner.contact_name ?? partner.handle, 'partner.web': partner.web ?? '',
+    'partner.handle': partner?.handle ?? '', 'partner.name': partner?.contact_name ?? partner?.handle ?? '', 'partner.web': partner?.web ?? '',
     'partner.discount_code': extra['partner.discount_code'] ?? code?.code ?? '',
-    'partner.link': portalUrl ? `${portalUrl.replace(/\/+$/, '')}/r/${encodeURIComponent(partner.handle.toLowerCase())}` : '',
+    'partner.link': portalUrl && partner ? `${portalUrl.replace(/\/+$/, '')}/r/${encodeURIComponent(partner.handle.toLowerCase())}` : '',
     'programme.name': programme?.name ?? '', 'programme.commission_percent': programme ? String(Number(programme.default_commission_percent)) : '',
     'programme.click_window_days': programme ? String(programme.click_window_days) : '',
     'programme.payout_minimum': programme ? `${Number(programme.payout_minimum_eur).toFixed(2)} EUR` : '',

@@ -79,7 +79,7 @@ export interface CodeRequestDecision {
 }
 
 /** Who, other than `partnerId`, already holds `code` in the shop (reserved, a partner code, an approved request, a coupon). */
-async function codeHolder(trx: Db, shopId: string, code: string, partnerId: string): Promise<string | null> {
+export async function codeHolder(trx: Db, shopId: string, code: string, partnerId: string): Promise<string | null> {
   const upper = code.toUpperCase();
   const reserved = await trx('affiliate_code_reservations as r').join('affiliate_partners as p', 'p.id', 'r.partner_id')
     .where('r.shop_id', shopId).whereRaw('upper(r.code) = ?', [upper]).whereNot('r.partner_id', partnerId).first('p.handle');
