@@ -122,3 +122,25 @@ for (const viewport of VIEWPORTS) {
     }
   });
 }
+
+/** The partner portal's pages a visitor opens (the demo shop sk's portal, in both of its languages). */
+const PORTAL_PAGES = ['/portal/demo/sk/', '/portal/demo/sk/register', '/portal/demo/sk/sign-in', '/portal/demo/sk/forgot-password', '/portal/demo/sk/register?lang=en', '/portal/demo/sk/no-such-page'];
+
+for (const viewport of VIEWPORTS) {
+  test.serial(`When a visitor opens the partner portal on a ${viewport.name} (${viewport.width} px), then nothing overflows and axe finds no serious violation`, async (t) => {
+    const context = await t.context.browser.newContext({ baseURL: t.context.server.baseUrl, viewport: { width: viewport.width, height: viewport.height } });
+    const page = await context.newPage();
+    try {
+      const problems: string[] = [];
+      for (const path of PORTAL_PAGES) {
+        const found = await problemsOf(page, path);
+        // The unknown page is the portal's 404 page: measured and checked like the others, its status is the point.
+        problems.push(...(path.endsWith('no-such-page') ? found.filter((p) => !p.endsWith('HTTP 404')) : found));
+      }
+      t.deepEqual(problems, []);
+    } finally {
+      await screenshotOnFailure(t, page);
+      await context.close();
+    }
+  });
+}
