@@ -1,9 +1,10 @@
 /**
- * The spans our own code starts: one per HTTP request (REST, MCP, the application, OAuth) and one per MCP message. Each
- * continues the caller's W3C trace context; without tracing (no provider installed) none is started and the log's
+ * The spans our own code starts: one per HTTP request (REST, MCP, the application, OAuth), one per MCP message and one
+ * per capability run. Requests and messages continue the caller's W3C trace context; without tracing (no provider installed) none is started and the log's
  * `traceId` comes from the caller's `traceparent` alone (O14).
  */
 import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { AppError } from '../errors.js';
 import { tracingInstalled } from './setup.js';
 
 const tracer = trace.getTracer('store-ops');
@@ -21,6 +22,26 @@ export function endWithStatus(span: Span, status: number, finished: boolean): vo
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   if (!finished) span.setAttribute('store_ops.aborted', true);
   span.end();
+}
+
+/**
+ * Runs `fn` in an INTERNAL span `name` (a capability), so what it does (SQL, a workflow start) hangs below it. A
+ * thrown AppError is the caller's mistake: its code is an attribute; anything else marks the span as an error.
+ * Without tracing it just runs `fn`.
+ */
+export async function inSpan<T>(name: string, attributes: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  if (!tracingInstalled()) return fn();
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof AppError) span.setAttribute('store_ops.error_code', error.code);
+      else span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 /** The server span of an HTTP request, its parent the request's `traceparent`/`tracestate` headers; null without tracing. */

@@ -3,7 +3,7 @@
  * at a small OTLP/HTTP receiver started here (a real HTTP server collecting the JSON exports), the real HTTP
  * application, a real Temporal dev server with our worker, Postgres, and the official MCP client. An MCP call that
  * starts a proposal workflow, with a known `_meta.traceparent`, yields one trace from the MCP message through the
- * Temporal client, the workflow and its activities down to SQL, each span a child of the one before; a REST request
+ * capability, the Temporal client, the workflow and its activities down to SQL, each span a child of the one before; a REST request
  * continues the `traceparent` header; the log lines carry the span's trace id.
  */
 import crypto from 'node:crypto';
@@ -17,11 +17,15 @@ import { allScopes } from '../../src/auth/scopes.js';
 import { loadConfig } from '../../src/config/index.js';
 import { compose, startWorker, type Service } from '../../src/entry/compose.js';
 import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
+import { workflowIds } from '../../src/temporal/constants.js';
+import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { captured, requestLines } from '../helpers/logs.js';
 import { connectModern } from '../helpers/mcp.js';
 import { api, issueKey, type TestServer } from '../helpers/server.js';
+import { startReceiver as startWebhookReceiver, type Receiver as WebhookReceiver } from '../helpers/receiver.js';
 import { waitUntil } from '../helpers/wait.js';
+import { emitOrderEvents, isolateWebhooks, makeEndpoint } from '../helpers/webhooks.js';
 
 /** One exported span as the OTLP/JSON body carries it (ids in hex). */
 interface ExportedSpan {
@@ -44,6 +48,8 @@ interface Context {
   exportRequests: Array<{ path: string; contentType: string | undefined }>;
   modern: ModernClient;
   key: string;
+  taskQueue: string;
+  webhookReceiver: WebhookReceiver;
 }
 const test = anyTest as TestFn<Context>;
 
@@ -71,12 +77,15 @@ test.before(async (t) => {
   const exportRequests: Context['exportRequests'] = [];
   const receiver = await startReceiver(spans, exportRequests);
   const database = await createTestDatabase();
+  await isolateWebhooks(database.db);
   const config = loadConfig({
     NODE_ENV: 'test',
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
     OTEL_SERVICE_NAME: 'store-ops-traces-test',
     CURSOR_SECRET: crypto.randomBytes(32).toString('hex'),
     SECRETS_KEY: crypto.randomBytes(32).toString('hex'),
+    // The webhook receiver of the delivery test listens on loopback (development rule, D17).
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
   });
   // The root as production builds it; our own task queue, so other files' workers on the shared dev server take nothing.
   const service = compose(config, { databaseUrl: database.url, temporalAddress: process.env.TEMPORAL_ADDRESS! });
@@ -90,10 +99,15 @@ test.before(async (t) => {
   };
   const key = await issueKey(service.db, { scopes: allScopes, writeMode: 'autonomous' });
   const modern = await connectModern(server, key);
-  t.context = { database, service, server, receiver, spans, exportRequests, modern, key };
+  await ensureWebhookWorkflows(await service.temporal.client(), taskQueue, { retentionSchedule: false });
+  const webhookReceiver = await startWebhookReceiver();
+  t.context = { database, service, server, receiver, spans, exportRequests, modern, key, taskQueue, webhookReceiver };
 });
 
 test.after.always(async (t) => {
+  const { service, taskQueue } = t.context;
+  if (service && taskQueue) await (await service.temporal.client()).workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
+  await t.context.webhookReceiver?.close();
   await t.context.modern?.close();
   await t.context.server?.close();
   await t.context.service?.close();
@@ -136,9 +150,12 @@ test.serial('When an MCP call with _meta.traceparent starts a workflow, then the
   const httpSpan = spans.find((s) => s.spanId === message.links?.[0]?.spanId);
   t.like(httpSpan, { name: 'POST /api/mcp', kind: 2 }, 'linked to the HTTP request span');
 
+  const capability = spanNamed(spans, traceId, 'capability products.content_propose')!;
+  t.truthy(capability, 'the capability span');
+  t.is(capability.parentSpanId, message.spanId);
   const start = spanNamed(spans, traceId, 'StartWorkflow:proposalWorkflow')!;
   t.truthy(start, 'the Temporal client span');
-  t.is(start.parentSpanId, message.spanId);
+  t.is(start.parentSpanId, capability.spanId);
   const run = spanNamed(spans, traceId, 'RunWorkflow:proposalWorkflow')!;
   t.truthy(run, 'the workflow span');
   t.is(run.parentSpanId, start.spanId);
@@ -156,7 +173,7 @@ test.serial('When an MCP call with _meta.traceparent starts a workflow, then the
   t.true(t.context.exportRequests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/json'), 'OTLP/HTTP with JSON bodies at /v1/traces');
 });
 
-test.serial('When a REST request carries a traceparent header, then its server span continues it, its SQL is its child, and its log line carries the trace id', async (t) => {
+test.serial('When a REST request carries a traceparent header, then its server span continues it, its capability and SQL are below it, and its log line carries the trace id', async (t) => {
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
   const callerSpanId = '00f067aa0ba902b7';
   const lines = await captured('debug', async () => {
@@ -170,7 +187,8 @@ test.serial('When a REST request carries a traceparent header, then its server s
   t.is(server.parentSpanId, callerSpanId);
   t.is(server.kind, 2, 'SPAN_KIND_SERVER');
   t.deepEqual(attribute(server, 'http.response.status_code'), { intValue: 200 });
-  const sqlOfRequest = () => spans.filter((s) => s.traceId === traceId && s.parentSpanId === server.spanId && attribute(s, 'db.system')?.stringValue === 'postgresql');
+  const capability = () => spans.find((s) => s.traceId === traceId && s.name === 'capability orders.list' && s.parentSpanId === server.spanId);
+  const sqlOfRequest = () => spans.filter((s) => s.traceId === traceId && s.parentSpanId === capability()?.spanId && attribute(s, 'db.system')?.stringValue === 'postgresql');
   await waitUntil(async () => sqlOfRequest().length > 0, 30_000);
   t.regex(String(attribute(sqlOfRequest()[0]!, 'db.statement')?.stringValue), /select/i);
 });
@@ -188,4 +206,26 @@ test.serial('When a request carries no traceparent, then its span starts a trace
   const server = spans.find((s) => s.traceId === line.traceId && s.name === 'GET /api/v1/orders')!;
   t.is(server.parentSpanId ?? '', '', 'a root span');
   t.deepEqual(attribute(server, 'store_ops.request_id'), { stringValue: requestId });
+});
+
+test.serial('When a webhook is delivered, then its delivery workflow is one trace: the workflow, its attempt and the attempt\'s SQL', async (t) => {
+  const { db } = t.context.service;
+  const { webhookReceiver } = t.context;
+  const endpoint = await makeEndpoint(db, t.context.service.webhooks, { url: webhookReceiver.url, events: ['order.created'], shops: ['sk'] });
+  webhookReceiver.secret = endpoint.secret;
+  await emitOrderEvents(db, 1, { shop: 'sk', prefix: 'TRACE' });
+  await webhookReceiver.waitFor((requests) => requests.length === 1, 60_000);
+
+  const { spans } = t.context;
+  const attemptOf = (run: ExportedSpan) => {
+    const scheduled = spans.find((s) => s.traceId === run.traceId && s.name === 'StartActivity:attemptWebhookDelivery' && s.parentSpanId === run.spanId);
+    return scheduled && spans.find((s) => s.traceId === run.traceId && s.name === 'RunActivity:attemptWebhookDelivery' && s.parentSpanId === scheduled.spanId);
+  };
+  const delivered = () => spans.find((s) => s.name === 'RunWorkflow:webhookDeliveryWorkflow' && attemptOf(s) !== undefined);
+  await waitUntil(async () => delivered() !== undefined, 30_000);
+  const run = delivered()!;
+  const attempt = attemptOf(run)!;
+  t.truthy(attempt, 'the attempt runs in the delivery\'s trace, below the workflow');
+  await waitUntil(async () => spans.some((s) => s.traceId === run.traceId && s.parentSpanId === attempt.spanId && attribute(s, 'db.system')?.stringValue === 'postgresql'), 30_000);
+  t.true(spans.some((s) => s.traceId === run.traceId && s.parentSpanId === attempt.spanId && attribute(s, 'db.system')?.stringValue === 'postgresql'), 'the attempt\'s SQL');
 });
