@@ -44,6 +44,23 @@ export async function inSpan<T>(name: string, attributes: Record<string, string>
   });
 }
 
+/**
+ * Runs `fn` in a CLIENT span `name` (a call we make to someone else) and adds the attributes `outcome` derives from its
+ * result (`fn` never throws: a webhook attempt reports its failure as a result). Without tracing it just runs `fn`.
+ */
+export async function inClientSpan<T>(name: string, attributes: Record<string, string>, fn: () => Promise<T>, outcome: (result: T) => Record<string, string | number>): Promise<T> {
+  if (!tracingInstalled()) return fn();
+  return tracer.startActiveSpan(name, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      const result = await fn();
+      span.setAttributes(outcome(result));
+      return result;
+    } finally {
+      span.end();
+    }
+  });
+}
+
 /** The server span of an HTTP request, its parent the request's `traceparent`/`tracestate` headers; null without tracing. */
 export function startRequestSpan(method: string, path: string, headers: Record<string, string | string[] | undefined>, requestId: string): ActiveSpan | null {
   if (!tracingInstalled()) return null;
