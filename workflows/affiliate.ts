@@ -8,6 +8,7 @@ import { ApplicationFailure, executeChild, proxyActivities, workflowInfo } from 
 import type { Activities } from '../activities/index.js';
 import type { BulkOutcome, CommissionDecision } from '../src/affiliate/staff/commissions.js';
 import type { DrawUpResult } from '../src/affiliate/staff/payouts.js';
+import { opsAttributes, opsSearchAttributes } from '../src/temporal/searchAttributes.js';
 
 const { affiliateProgrammeShops, affiliateProgrammeAccounts, affiliateDrawUpShopPayouts, affiliateDecideCommissions } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -35,10 +36,16 @@ export async function affiliateMonthlyPayoutsWorkflow(): Promise<string[]> {
   const month = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - 1, 1));
   const period = `${month.getUTCFullYear()}-${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
   const started: string[] = [];
+  // Labelled by its Schedule only where the namespace has the Ops attributes: then its payout runs carry the labels a
+  // person's run gets (src/temporal/affiliate.ts runPayoutRun); a child start with unknown attributes would fail.
+  const labelled = workflowInfo().typedSearchAttributes.get(opsSearchAttributes.kind) !== undefined;
   for (const account of await affiliateProgrammeAccounts()) {
     const workflowId = `affiliate-payouts-${account.code}-${period}`;
     try {
-      await executeChild(affiliatePayoutRunWorkflow, { workflowId, args: [{ accountId: account.id, period, drawnUpBy: 'schedule' }], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      await executeChild(affiliatePayoutRunWorkflow, {
+        workflowId, args: [{ accountId: account.id, period, drawnUpBy: 'schedule' }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(labelled ? { typedSearchAttributes: opsAttributes({ account: account.code, kind: 'affiliate-payout', key: period }) } : {}),
+      });
       started.push(workflowId);
     } catch (error) {
       // A run of that month already happened (a person started it early): nothing more to do for this account.

@@ -8,6 +8,7 @@
  * a per-request `initialize`-capable instance. No SQL and no business rule lives here.
  */
 import cors from 'cors';
+import { context as otelContext } from '@opentelemetry/api';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { localhostHostValidation } from '@modelcontextprotocol/express';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
@@ -18,6 +19,7 @@ import type { RunDeps } from '../../src/capabilities/run.js';
 import { AppError, toAppError } from '../../src/errors.js';
 import { logger, setLogTraceId } from '../../src/logger.js';
 import { traceIdOf } from '../../src/traceContext.js';
+import { endWithStatus, startMcpMessageSpan } from '../../src/tracing/spans.js';
 import { authenticateRequest } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
 import type { RequestLogFields } from '../http/requestContext.js';
@@ -261,10 +263,18 @@ export function createMcpRouter(deps: McpDeps): Router {
   });
 
   router.use((req: Request, res: Response, next: NextFunction) => {
-    res.locals.logFields = rpcLogFields(req.body);
+    const fields: RequestLogFields = rpcLogFields(req.body);
+    res.locals.logFields = fields;
     // SEP-414 (2026-07-28): a request's `params._meta.traceparent` is its W3C trace; it names the message, so it wins
-    // over the HTTP header. Malformed or absent: ignored.
-    const traceId = traceIdOf((req.body as { params?: { _meta?: { traceparent?: unknown } } } | null)?.params?._meta?.traceparent);
+    // over the HTTP header. Malformed or absent: ignored. With tracing, the message's span is started in that trace.
+    const meta = (req.body as { params?: { _meta?: { traceparent?: unknown; tracestate?: unknown } } } | null)?.params?._meta;
+    const message = startMcpMessageSpan(fields.rpcMethod, fields.tool, meta);
+    if (message) {
+      setLogTraceId(message.traceId);
+      res.once('close', () => endWithStatus(message.span, res.statusCode, res.writableFinished));
+      return otelContext.with(message.context, next);
+    }
+    const traceId = traceIdOf(meta?.traceparent);
     if (traceId) setLogTraceId(traceId);
     next();
   });

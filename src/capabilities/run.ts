@@ -14,6 +14,7 @@ import type { Capability, PageRequest, PageResult } from './types.js';
 import type { Db } from '../db/knex.js';
 import type { PlatformRegistry } from '../platforms/registry.js';
 import type { TemporalAccess } from '../temporal/access.js';
+import { inSpan } from '../tracing/spans.js';
 
 export interface RunDeps {
   db: Db;
@@ -101,7 +102,12 @@ function checkLimit(capability: Capability, limit: number | undefined, isSearch:
 type CommonParams = { market?: string; from?: string; to?: string; todayOnly?: boolean; limit?: number; cursor?: string; query?: string };
 
 /** Executes a capability for a caller and returns its business data, projected to the caller's scopes. */
-export async function runCapability(capability: Capability, rawParams: Record<string, unknown>, caller: Caller, requestId: string, deps: RunDeps): Promise<CapabilityOutput> {
+export function runCapability(capability: Capability, rawParams: Record<string, unknown>, caller: Caller, requestId: string, deps: RunDeps): Promise<CapabilityOutput> {
+  // With tracing, one span per capability run between the request's span and its SQL and workflow starts (OT7).
+  return inSpan(`capability ${capability.name}`, { 'store_ops.capability': capability.name }, () => execute(capability, rawParams, caller, requestId, deps));
+}
+
+async function execute(capability: Capability, rawParams: Record<string, unknown>, caller: Caller, requestId: string, deps: RunDeps): Promise<CapabilityOutput> {
   if (capability.kind === 'write' && caller.writeMode === 'read_only') {
     throw new AppError('WRITE_MODE_READ_ONLY', 'This credential\'s AI write mode is `read_only`: it has no write tools.', { writeMode: caller.writeMode });
   }

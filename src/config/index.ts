@@ -26,6 +26,12 @@ const schema = z.object({
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** The Temporal SDK's own worker metrics (Prometheus) on this port of HOST; off when unset. */
   TEMPORAL_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** OpenTelemetry traces go to this OTLP/HTTP collector's base address (`http://collector:4318`); off when unset. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL (the collector\'s OTLP/HTTP address, e.g. http://127.0.0.1:4318)' }).optional(),
+  /** Our exporter speaks OTLP over HTTP with JSON bodies; another protocol named here is refused, not silently ignored. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.literal('http/json', { error: 'http/json (the protocol this service exports traces with)' }).optional(),
+  /** The `service.name` resource attribute of the exported spans. */
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).default('store-ops'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default(path.join(projectRoot, 'data')),
   DATABASE_URL: z.url().optional(),

@@ -17,6 +17,8 @@ import { createPlatformRegistry, type PlatformRegistry } from '../platforms/regi
 import { loadSecrets, type Secrets } from '../secrets.js';
 import type { TemporalAccess } from '../temporal/access.js';
 import { buildWorker, installRuntimeLogger } from '../temporal/worker.js';
+import { startTracing, type Tracing } from '../tracing/setup.js';
+import { tracingClientInterceptors } from '../tracing/temporal.js';
 import { systemResolver } from '../webhooks/addresses.js';
 import { webhookSettings, type WebhookSettings } from '../webhooks/settings.js';
 
@@ -42,6 +44,8 @@ export interface Service {
   now: () => Date;
   /** Everything `createApp` takes. */
   app: AppDeps;
+  /** The process's trace export (OTEL_EXPORTER_OTLP_ENDPOINT); null when tracing is off. */
+  tracing: Tracing | null;
   /** Where the worker connects (the same Temporal as `temporal`). */
   temporalAddress: string;
   /** Registers a stop for `close`, which runs stops last-registered first. */
@@ -82,16 +86,20 @@ export function temporalAddressOf(config: Config): string {
 export function compose(config: Config, components: Components, options: { poolMax?: number; temporalConnectTimeoutMs?: number } = {}): Service {
   const stops: Array<() => Promise<void>> = [];
   if (components.stop) stops.push(components.stop);
+  // Before the database: the pg driver is instrumented when knex loads it. Stopped after everything but the components,
+  // so the spans of the last requests and activities are exported.
+  const tracing = startTracing(config);
+  if (tracing) stops.push(() => tracing.shutdown());
   const db = createDb(components.databaseUrl, options.poolMax === undefined ? {} : { max: options.poolMax });
   stops.push(() => db.destroy());
-  const temporal = lazyTemporalAccess(components.temporalAddress, config.TEMPORAL_NAMESPACE, options.temporalConnectTimeoutMs);
+  const temporal = lazyTemporalAccess(components.temporalAddress, config.TEMPORAL_NAMESPACE, options.temporalConnectTimeoutMs, tracing);
   stops.push(() => temporal.close());
   const secrets = loadSecrets(config);
   const parts = serviceParts(config, secrets, db);
   const now = () => new Date();
   let closing: Promise<void> | null = null;
   return {
-    config, db, secrets, temporal, now, ...parts,
+    config, db, secrets, temporal, now, tracing, ...parts,
     app: {
       db, cursorSecret: secrets.cursorSecret, now, platforms: parts.platforms, temporal, application: parts.application, mcp: parts.mcp,
       metrics: { requireToken: config.NODE_ENV === 'production', ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}) },
@@ -111,11 +119,11 @@ export function compose(config: Config, components: Components, options: { poolM
  * A lazily connected Temporal client: connects on first use, so a process starts and serves reads while Temporal is
  * down, and reconnects after a failed connect.
  */
-export function lazyTemporalAccess(address: string, namespace: string, connectTimeoutMs = 5_000): TemporalAccess {
+export function lazyTemporalAccess(address: string, namespace: string, connectTimeoutMs = 5_000, tracing: Tracing | null = null): TemporalAccess {
   let connecting: Promise<{ connection: Connection; client: Client }> | null = null;
   const connect = () => {
     connecting ??= Connection.connect({ address, connectTimeout: connectTimeoutMs })
-      .then((connection) => ({ connection, client: new Client({ connection, namespace }) }))
+      .then((connection) => ({ connection, client: new Client({ connection, namespace, interceptors: { workflow: tracingClientInterceptors(tracing) } }) }))
       .catch((error: unknown) => {
         connecting = null;
         throw error;
@@ -142,6 +150,8 @@ export interface WorkerDeps {
   taskQueue?: string;
   /** A pre-built bundle (the test run builds one, TEST_WORKFLOW_BUNDLE); otherwise the worker bundles the compiled workflows. */
   workflowBundle?: WorkflowBundleOption;
+  /** The process's trace export: with it the worker continues traces into workflows and activities. */
+  tracing?: Tracing | null;
   /** The webhook dispatcher's longest sleep without a notification (tests lengthen it to prove LISTEN/NOTIFY wakes it). */
   dispatcherIdleMs?: number;
 }
@@ -162,7 +172,7 @@ export async function createWorker(deps: WorkerDeps): Promise<{ worker: Worker; 
 export async function startWorker(service: Service, options: Partial<Pick<WorkerDeps, 'taskQueue' | 'webhooks' | 'dispatcherIdleMs'>> = {}): Promise<{ worker: Worker; running: Promise<void> }> {
   const { worker, connection } = await createWorker({
     db: service.db, platforms: service.platforms, webhooks: service.webhooks, temporalAddress: service.temporalAddress,
-    namespace: service.config.TEMPORAL_NAMESPACE, ...options,
+    namespace: service.config.TEMPORAL_NAMESPACE, tracing: service.tracing, ...options,
   });
   const running = worker.run();
   service.onClose(async () => {

@@ -16,15 +16,19 @@ export const affiliateWorkflowIds = {
   bulkDecision: (accountCode: string, requestId: string) => `affiliate-decide-${accountCode}-${requestId}`,
 };
 
-/** Creates the monthly payout Schedule unless it exists (05:00 UTC on the 5th). */
-export async function ensureAffiliatePayoutSchedule(client: Client, taskQueue: string = TASK_QUEUE): Promise<void> {
+/**
+ * Creates the monthly payout Schedule unless it exists (05:00 UTC on the 5th). Its runs are labelled
+ * `OpsKind=affiliate-payouts-monthly`, and a labelled run labels each account's payout run it starts like a person's
+ * (OT5); on a namespace lacking the attributes both stay unlabelled.
+ */
+export async function ensureAffiliatePayoutSchedule(client: Client, taskQueue: string = TASK_QUEUE, scheduleId: string = AFFILIATE_PAYOUT_SCHEDULE_ID): Promise<void> {
   try {
-    await client.schedule.create({
-      scheduleId: AFFILIATE_PAYOUT_SCHEDULE_ID,
+    await startLabelled({ kind: 'affiliate-payouts-monthly' }, (typedSearchAttributes) => client.schedule.create({
+      scheduleId,
       spec: { calendars: [{ dayOfMonth: 5, hour: 5, minute: 0 }] },
-      action: { type: 'startWorkflow', workflowType: 'affiliateMonthlyPayoutsWorkflow', taskQueue, args: [] },
+      action: { type: 'startWorkflow', workflowType: 'affiliateMonthlyPayoutsWorkflow', taskQueue, args: [], ...(typedSearchAttributes ? { typedSearchAttributes } : {}) },
       policies: { overlap: 'SKIP', catchupWindow: '7 days' },
-    });
+    }));
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
   }

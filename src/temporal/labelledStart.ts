@@ -1,7 +1,9 @@
 /** Starting a workflow with the service's search attributes, falling back to none on a namespace lacking them (O13). */
-import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common';
+import type { TypedSearchAttributes } from '@temporalio/common';
 import { logger } from '../logger.js';
-import { isUnknownSearchAttribute, opsSearchAttributes } from './searchAttributes.js';
+import { isUnknownSearchAttribute, opsAttributes, type OpsLabels } from './searchAttributes.js';
+
+export type { OpsLabels } from './searchAttributes.js';
 
 /** Whether the namespace has the Ops attributes: assumed until a start says otherwise (then for the process). */
 let opsLabelsAccepted = true;
@@ -9,27 +11,6 @@ let opsLabelsAccepted = true;
 /** Turns the labels off for this process: Temporal's time-skipping test server accepts them but loses the workflow (tests). */
 export function disableOpsLabels(): void {
   opsLabelsAccepted = false;
-}
-
-/** What a workflow is about: its account, shop (if any), kind and business key (docs/operations.md). */
-export interface OpsLabels {
-  account: string;
-  shop?: string | null;
-  kind: string;
-  key?: string;
-  status?: string;
-}
-
-/** The attributes of `labels`, for a workflow start or a Schedule's action. */
-export function opsAttributes(labels: OpsLabels): TypedSearchAttributes {
-  const pairs: SearchAttributePair[] = [
-    { key: opsSearchAttributes.account, value: labels.account },
-    { key: opsSearchAttributes.kind, value: labels.kind },
-  ];
-  if (labels.shop) pairs.push({ key: opsSearchAttributes.shop, value: labels.shop });
-  if (labels.key) pairs.push({ key: opsSearchAttributes.key, value: labels.key });
-  if (labels.status) pairs.push({ key: opsSearchAttributes.status, value: labels.status });
-  return new TypedSearchAttributes(pairs);
 }
 
 /**

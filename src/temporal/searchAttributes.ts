@@ -4,7 +4,7 @@
  * `npm start` and of the test orchestrator (temporalDevServer.ts); a production cluster registers them once
  * (docs/webhooks.md). Imported by workflow code too (only @temporalio/common).
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common';
 
 export const webhookSearchAttributes = {
   account: defineSearchAttributeKey('WebhookAccount', SearchAttributeType.KEYWORD),
@@ -34,6 +34,26 @@ export const opsSearchAttributes = {
   /** A proposal's status: `pending` at start, upserted to its final status (`rejected`, `expired`, …) by the workflow. */
   status: defineSearchAttributeKey('OpsStatus', SearchAttributeType.KEYWORD),
 } as const;
+
+/** What a workflow is about: its account, shop (if any), kind and business key (docs/operations.md). */
+export interface OpsLabels {
+  /** Absent only for service-wide work: the monthly payout Schedule's run, which covers every account. */
+  account?: string;
+  shop?: string | null;
+  kind: string;
+  key?: string;
+  status?: string;
+}
+
+/** The attributes of `labels`, for a workflow start, a Schedule's action or a child workflow (workflow code imports it too). */
+export function opsAttributes(labels: OpsLabels): TypedSearchAttributes {
+  const pairs: SearchAttributePair[] = [{ key: opsSearchAttributes.kind, value: labels.kind }];
+  if (labels.account) pairs.push({ key: opsSearchAttributes.account, value: labels.account });
+  if (labels.shop) pairs.push({ key: opsSearchAttributes.shop, value: labels.shop });
+  if (labels.key) pairs.push({ key: opsSearchAttributes.key, value: labels.key });
+  if (labels.status) pairs.push({ key: opsSearchAttributes.status, value: labels.status });
+  return new TypedSearchAttributes(pairs);
+}
 
 /** `--search-attribute` values for `temporal server start-dev` (every attribute above, by name and type). */
 export const devServerSearchAttributes: string[] = [...Object.values(webhookSearchAttributes), ...Object.values(opsSearchAttributes)].map((key) => `${key.name}=Keyword`);

@@ -5,6 +5,7 @@ import { logger } from '../logger.js';
 import { createActivities } from '../../activities/index.js';
 import { projectRoot } from '../config/projectRoot.js';
 import type { WorkerDeps } from '../entry/compose.js';
+import { tracingWorkerOptions } from '../tracing/temporal.js';
 import { TASK_QUEUE } from './constants.js';
 
 /** The compiled workflow entry point the worker bundles. */
@@ -52,7 +53,9 @@ export async function buildWorker(connection: NativeConnection, deps: Omit<Worke
     connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue ?? TASK_QUEUE,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    // Tracing bundles its workflow interceptors into the code, so a bundle built without them is not used then.
+    ...(deps.workflowBundle && !deps.tracing ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
     activities: createActivities({ db: deps.db, platforms: deps.platforms, webhooks: deps.webhooks, dispatcherIdleMs: deps.dispatcherIdleMs }),
+    ...tracingWorkerOptions(deps.tracing ?? null),
   });
 }

@@ -6,6 +6,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Agent, errors, request } from 'undici';
 import type { ResolvedAddress } from './addresses.js';
+import { inClientSpan } from '../tracing/spans.js';
 
 export type AttemptOutcome = 'success' | 'http_error' | 'redirect' | 'timeout' | 'connection_error' | 'address_rejected';
 
@@ -76,8 +77,18 @@ function errorCode(error: unknown): string {
   return (code as string | undefined) ?? e.name ?? 'error';
 }
 
-/** POSTs `body` to `url` over the verified addresses; a 2xx within `timeoutMs` is a success. Never throws. */
-export async function postWebhook(opts: {
+/**
+ * POSTs `body` to `url` over the verified addresses; a 2xx within `timeoutMs` is a success. Never throws. With tracing,
+ * the attempt is a CLIENT span `webhook POST` (below the activity that makes it: a delivery workflow's attempt, or the
+ * dispatcher's direct batch).
+ */
+export function postWebhook(opts: Parameters<typeof send>[0]): Promise<SendResult> {
+  return inClientSpan('webhook POST', { 'server.address': opts.url.hostname, 'http.request.method': 'POST' }, () => send(opts), (result) => ({
+    'store_ops.webhook.outcome': result.outcome, ...(result.httpStatus === null ? {} : { 'http.response.status_code': result.httpStatus }),
+  }));
+}
+
+async function send(opts: {
   url: URL;
   hostname: string;
   addresses: readonly ResolvedAddress[];

@@ -1,7 +1,8 @@
 /**
  * The Ops search attributes (issue 29 point 5) on the shared Temporal dev server, which registers them as `npm start`'s
  * does: a proposal is found by account, shop, kind, draft id and status — its status upserted when rejected — and a
- * sync run started by its shop's Schedule by account, shop and kind; both by `workflow list` queries, as an operator would.
+ * sync run started by its shop's Schedule by account, shop and kind, and a payout run the monthly Schedule starts by
+ * account, kind and month; all by `workflow list` queries, as an operator would.
  */
 import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
@@ -12,6 +13,7 @@ import { createAvailabilityProposal } from '../../src/proposals/create.js';
 import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
 import { decideProposal, startProposalWorkflow } from '../../src/temporal/proposals.js';
 import { reconcileSyncSchedules } from '../../src/sync/schedules.js';
+import { ensureAffiliatePayoutSchedule } from '../../src/temporal/affiliate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { testWorkerDeps } from '../helpers/service.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -79,4 +81,30 @@ test("a sync run started by its shop's Schedule is listed by account, shop and k
   const [id] = await listIds(t, query);
   t.regex(id!, /^sync-demo-sk-/, 'the run the Schedule started');
   t.deepEqual(await listIds(t, `OpsShop = 'sk' AND OpsKind = 'proposal.availabilities' AND WorkflowId = '${id}'`), []);
+});
+
+test("a payout run started by the monthly Schedule is listed like a person's: by account, kind and month", async (t) => {
+  const { client, database, taskQueue } = t.context;
+  const { db } = database;
+  // The programme moves to an account of this test alone: the run's workflow id (affiliate-payouts-<account>-<month>)
+  // is then unique on the shared dev server, and the Schedule's run covers no other account.
+  const code = `pay${crypto.randomBytes(3).toString('hex')}`;
+  const [account] = await db('accounts').insert({ code, name: 'Payout labels', plan_code: 'trial', time_zone: 'Europe/Bratislava' }).returning('id');
+  const demo = await findAccountByCode(db, 'demo');
+  await db('affiliate_programmes').where({ account_id: demo!.id }).update({ account_id: account.id });
+
+  const scheduleId = `test-payouts-${crypto.randomBytes(4).toString('hex')}`;
+  await ensureAffiliatePayoutSchedule(client, taskQueue, scheduleId);
+  t.context.schedules.push(scheduleId);
+  await client.schedule.getHandle(scheduleId).trigger();
+  // The Schedule's run drafts the month before the one it runs in.
+  const now = new Date();
+  const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+  const period = `${month.getUTCFullYear()}-${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+  const child = `OpsAccount = '${code}' AND OpsKind = 'affiliate-payout' AND OpsKey = '${period}'`;
+  await waitUntil(async () => (await listIds(t, child)).length === 1);
+  t.deepEqual(await listIds(t, child), [`affiliate-payouts-${code}-${period}`]);
+  const parents = await listIds(t, `OpsKind = 'affiliate-payouts-monthly'`);
+  t.is(parents.length, 1);
+  t.regex(parents[0]!, new RegExp(`^${scheduleId}-`), 'the Schedule\'s run itself is labelled');
 });

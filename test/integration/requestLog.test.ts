@@ -5,34 +5,13 @@
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { logger } from '../../src/logger.js';
 import { logSummary, takeCounts } from '../../src/logSummary.js';
 import { appTest } from '../helpers/app.js';
+import { captured, requestLines } from '../helpers/logs.js';
 import { modernRequest, rawMcp } from '../helpers/mcp.js';
 import { api } from '../helpers/server.js';
 
 const test = appTest();
-
-/** Every line the service's logger writes while `fn` runs, at `level`. */
-async function captured(level: string, fn: () => Promise<void>): Promise<Record<string, any>[]> {
-  const lines: string[] = [];
-  const stream = logger as unknown as Record<symbol, unknown>;
-  const original = stream[pino.symbols.streamSym];
-  const previousLevel = logger.level;
-  stream[pino.symbols.streamSym] = { write: (line: string) => void lines.push(line) };
-  logger.level = level;
-  try {
-    await fn();
-    // A request's line is written when its response finished, which may be just after the client has the answer.
-    await new Promise((resolve) => setImmediate(resolve));
-  } finally {
-    stream[pino.symbols.streamSym] = original;
-    logger.level = previousLevel;
-  }
-  return lines.map((line) => JSON.parse(line));
-}
-
-const requestLines = (lines: Record<string, any>[]) => lines.filter((line) => line.msg === 'request');
 
 test.serial('When requests are served at the default level (info), then no request line is written', async (t) => {
   const lines = await captured('info', async () => {
