@@ -22,6 +22,7 @@ import * as m030 from './030_sign_in_limits.js';
 import * as m045 from './045_person_invitations.js';
 import * as m050 from './050_affiliate_tracking_approvals.js';
 import * as m070 from './070_medusa.js';
+import * as m075 from './075_webhook_dispatcher_workers.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -47,4 +48,5 @@ export const migrations = [
   { name: '045_person_invitations', ...m045 },
   { name: '050_affiliate_tracking_approvals', ...m050 },
   { name: '070_medusa', ...m070 },
+  { name: '075_webhook_dispatcher_workers', ...m075 },
 ];
