@@ -284,8 +284,8 @@ export class DirectSender {
   /**
    * The accounts whose outbox events wait (T7): those with an endpoint that has more than DISPATCH_AHEAD deliveries
    * waiting for their first attempt and is taking them fast enough to be through them within DRAIN_HORIZON_MS. The
-   * rate is read from the attempt log (the last RATE_WINDOW_MS), not from this process: with partitions (WS3) the
-   * endpoint may be served by another worker than the one dispatching the outbox.
+   * rate is read from Postgres (deliveries completed in the last RATE_WINDOW_MS), not from this process: with
+   * partitions (WS4) the endpoint may be served by another worker than the one dispatching the outbox.
    */
   async accountsToHold(): Promise<string[]> {
     const backlog = await this.db('webhook_deliveries').select('endpoint_id', 'account_id')
@@ -294,11 +294,13 @@ export class DirectSender {
       .where({ status: 'PENDING', attempts: 0 }).whereNull('workflow_started_at').whereNull('held_since').whereNull('manual_retry_at')
       .groupBy('endpoint_id', 'account_id').havingRaw('count(*) > ?', [DISPATCH_AHEAD]);
     if (backlog.length === 0) return [];
+    // Deliveries of the endpoint finished (recorded) within the window: what it drains, by the partial index on
+    // completed_at, whichever process served it.
     const rates = await this.db.raw<{ rows: { endpoint_id: string; attempts: string; covered_ms: string }[] }>(`
-      select d.endpoint_id, count(*) as attempts, extract(epoch from now() - min(a.attempted_at)) * 1000 as covered_ms
-      from webhook_delivery_attempts a join webhook_deliveries d on d.id = a.delivery_id
-      where a.attempted_at > now() - make_interval(secs => ?) and d.endpoint_id = any(?::bigint[])
-      group by d.endpoint_id`, arrays(RATE_WINDOW_MS / 1000, backlog.map((row) => row.endpoint_id)));
+      select endpoint_id, count(*) as attempts, extract(epoch from now() - min(completed_at)) * 1000 as covered_ms
+      from webhook_deliveries
+      where status <> 'PENDING' and completed_at > now() - make_interval(secs => ?) and endpoint_id = any(?::bigint[])
+      group by endpoint_id`, arrays(RATE_WINDOW_MS / 1000, backlog.map((row) => row.endpoint_id)));
     // Over the time the window actually covers, so a burst's first quarter second already shows its rate.
     const rateOf = new Map(rates.rows.map((r) => [String(r.endpoint_id), Number(r.attempts) / (Math.max(250, Number(r.covered_ms)) / 1000)]));
     return [...new Set(backlog.filter((row) => {

@@ -14,11 +14,12 @@ import { Client, Connection } from '@temporalio/client';
 import { projectRoot } from '../../src/config/projectRoot.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
+import { DirectSender } from '../../src/webhooks/direct.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { waitUntil } from '../helpers/wait.js';
-import { emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
+import { accountId, bulkOrderEvents, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
 
 interface WorkerProcess { child: ChildProcess; report(): Promise<{ delivered: number; partitions: number[] }> }
 interface Context {
@@ -110,10 +111,11 @@ function hitsByDelivery(receivers: Receiver[]): Map<string, number[]> {
 }
 
 test.serial('When three worker processes run, then the partitions spread over all three and a burst is delivered by each of them, every delivery once, none lost', async (t) => {
-  t.timeout(180_000);
+  t.timeout(360_000);
   const { db } = t.context.database;
-  const spread = await waitForSpread(t.context.workers, 60_000);
-  t.log(`partitions per worker: ${spread.map((p) => p.join(',')).join(' | ')}`);
+  const spreadStart = Date.now();
+  const spread = await waitForSpread(t.context.workers, 150_000);
+  t.log(`spread in ${Date.now() - spreadStart} ms; partitions per worker: ${spread.map((p) => p.join(',')).join(' | ')}`);
   // A fair share of 8 over 3 workers is 3, so the spread is 3, 3 and 2.
   t.deepEqual(spread.map((p) => p.length).sort(), [2, 3, 3]);
 
@@ -136,10 +138,10 @@ test.serial('When three worker processes run, then the partitions spread over al
 });
 
 test.serial('When one of three worker processes is killed in the middle of a burst, then its partitions move to the other two: nothing lost, every delivery SENT once in the log, and only requests it had open reach a receiver again', async (t) => {
-  t.timeout(240_000);
+  t.timeout(420_000);
   const { db } = t.context.database;
   replyDelayMs = 200;
-  const spread = await waitForSpread(t.context.workers, 60_000);
+  const spread = await waitForSpread(t.context.workers, 150_000);
   const victimIndex = spread.findIndex((p) => p.length > 0);
   const victim = t.context.workers[victimIndex];
   const victimPartitions = spread[victimIndex];
@@ -157,7 +159,7 @@ test.serial('When one of three worker processes is killed in the middle of a bur
   t.context.workers = survivors;
 
   // The victim's partitions are taken over by the two survivors (after its heartbeats time out).
-  const respread = await waitForSpread(survivors, 90_000);
+  const respread = await waitForSpread(survivors, 150_000);
   t.log(`killed the worker of partitions ${victimPartitions.join(',')}; now ${respread.map((p) => p.join(',')).join(' | ')}`);
   await waitUntil(async () => (await db('webhook_deliveries').whereIn('event_id', eventIds).where('status', 'SENT').count<{ count: string }[]>('* as count'))[0].count === String(expected), 150_000);
 
@@ -209,4 +211,24 @@ test.serial('When one partition is dispatching the outbox, then another finds th
   t.is(after.events, 3);
   t.is(after.deliveries, 3 * PARTITIONS, 'one delivery per event and endpoint');
   t.is((await dispatchOutboxBatch(db, 500)).events, 0, 'and never again');
+});
+
+test.serial('When an endpoint has more than 2,000 first attempts waiting, then its account\'s events wait in the outbox only while Postgres shows it draining them fast enough, whichever process serves it (T7, WS4)', async (t) => {
+  const { db } = t.context.database;
+  // No dispatcher runs any more (the test before stopped them): the deliveries below stay waiting.
+  await bulkOrderEvents(db, 2_600);
+  while ((await dispatchOutboxBatch(db, 500)).events > 0) { /* every event into deliveries */ }
+  const sender = new DirectSender(db, testSettings(), { checkEndpoint: async () => {} });
+  const account = await accountId(db);
+  const [first] = t.context.endpoints;
+  const waiting = () => db('webhook_deliveries').where({ endpoint_id: first.id, status: 'PENDING', attempts: 0 }).orderBy('id');
+  // More than a second after the burst arrived and nothing drained: a slow or dead endpoint holds nobody.
+  await new Promise((r) => setTimeout(r, 1_100));
+  t.deepEqual(await sender.accountsToHold(), [], 'no rate: not held');
+  // 5 finished just now: 20/s (over the window's 250 ms floor) drains 1,200 in a minute, fewer than its 2,598 waiting.
+  await db('webhook_deliveries').whereIn('id', (await waiting().limit(5).select('id')).map((r) => r.id)).update({ status: 'SENT', attempts: 1, completed_at: db.fn.now() });
+  t.deepEqual(await sender.accountsToHold(), [], 'too slow to drain its backlog in a minute: not held');
+  // 500 more: 2,020/s drains its 2,098 waiting well within a minute, so the account's next events wait in the outbox.
+  await db('webhook_deliveries').whereIn('id', (await waiting().limit(500).select('id')).map((r) => r.id)).update({ status: 'SENT', attempts: 1, completed_at: db.fn.now() });
+  t.deepEqual(await sender.accountsToHold(), [account], 'draining fast: held');
 });
