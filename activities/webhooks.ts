@@ -12,7 +12,7 @@ import type { DeliveryStatus } from '../src/webhooks/delivery.js';
 import { claimedDeliveries, DirectSender } from '../src/webhooks/direct.js';
 import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries, type DispatchResult } from '../src/webhooks/dispatch.js';
 import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
-import { fairShare, liveWorkers, serve, servedPartitions, shouldHandOver, type Partition } from '../src/webhooks/partitions.js';
+import { fairShare, liveWorkers, serve, servedPartitions, shouldHandOver, takePartitionLease, type Partition } from '../src/webhooks/partitions.js';
 import { purgeDeliveryLog } from '../src/webhooks/retention.js';
 import type { WebhookSettings } from '../src/webhooks/settings.js';
 import { connectionOf, listenForWork } from '../src/webhooks/wakeups.js';
@@ -114,7 +114,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // WS2: a process at its fair share takes no more partitions; the workflow offers this one again (another worker).
       const shareNow = async () => fairShare(partition?.partitions ?? 1, await liveWorkers(deps.db, taskQueue));
       if (partition && servedPartitions(taskQueue).length >= await shareNow()) return { ...totals, handedOver: true };
+      // WS7: never two runs of one partition sending at once (a previous run whose heartbeats were late may still be
+      // draining, here or in another process): wait for its lease.
+      const lease = partition ? await takePartitionLease(deps.db, taskQueue, partition, () => {
+        ctx.heartbeat(totals);
+        return !ctx.cancellationSignal.aborted;
+      }) : null;
+      if (partition && !lease) throw ctx.cancellationSignal.reason ?? new Error('dispatcher cancelled');
       const release = partition ? serve(taskQueue, partition.index) : () => {};
+      let leaseLost: boolean;
       const workflows = temporal();
       const work = listenForWork(deps.db);
       // The loop and the sender get connections of their own: workflows (manual retries, actors) use the shared pool,
@@ -150,7 +158,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       try {
         while (Date.now() < until) {
           ctx.heartbeat(totals);
-          if (ctx.cancellationSignal.aborted) break;
+          if (ctx.cancellationSignal.aborted || lease?.lost) break;
           try {
             if (partition && Date.now() - lastBalance >= BALANCE_INTERVAL_MS) {
               lastBalance = Date.now();
@@ -198,7 +206,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         await work.close();
         await giveBackLoopDb(loopDb);
         release();
+        leaseLost = lease?.lost ?? false;
+        await lease?.release();
       }
+      // The lease's connection broke (Postgres restarting): this run stops; Temporal runs the partition again.
+      if (leaseLost) throw new Error('the partition lease was lost; the dispatcher run ends');
       if (totals.events > 0 || totals.handedOver) log.debug({ ...totals, partition }, 'webhook dispatcher round');
       // On cancellation (worker shutdown) fail this run, so the workflow runs the dispatcher again on a live worker.
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new Error('dispatcher cancelled');

@@ -14,8 +14,10 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Worker } from '@temporalio/worker';
+import pg from 'pg';
 import type { Db } from '../db/knex.js';
 import { logger } from '../logger.js';
+import { connectionOf } from './wakeups.js';
 
 /** Partitions per task queue unless WEBHOOK_PARTITIONS says otherwise. */
 export const DEFAULT_WEBHOOK_PARTITIONS = 8;
@@ -112,4 +114,51 @@ export function announceWorker(db: Db, taskQueue: string, worker: Pick<Worker, '
     })().catch((error: unknown) => log.debug({ err: error }, 'could not announce the worker; trying again'));
   }, PRESENCE_INTERVAL_MS);
   timer.unref();
+}
+
+/** A partition's lease: held on a connection of its own while a dispatcher run serves the partition. */
+export interface PartitionLease {
+  /** Set when the connection is gone (the lease with it): the run must stop sending. */
+  readonly lost: boolean;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the partition's lease (a session advisory lock on a connection of its own), waiting while another run holds
+ * it. Temporal may start a partition's next run while the previous one still sends (its heartbeats were late on a
+ * loaded machine, WS7); the lease makes the new run wait until the old one has drained and let go, or its process
+ * died (Postgres drops a dead connection's locks). `waiting` is called every 250 ms while it waits (heartbeats,
+ * cancellation); it returns false to give up.
+ */
+export async function takePartitionLease(db: Db, taskQueue: string, partition: Partition, waiting: () => boolean): Promise<PartitionLease | null> {
+  const client = new pg.Client(connectionOf(db) as pg.ClientConfig);
+  let lost = false;
+  client.on('error', () => {
+    lost = true;
+  });
+  client.on('end', () => {
+    lost = true;
+  });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows: [row] } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock(hashtext($1), $2) as taken', [`webhook-partition:${taskQueue}`, partition.index]);
+      if (row.taken) break;
+      if (!waiting()) {
+        await client.end();
+        return null;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw error;
+  }
+  return {
+    get lost() {
+      return lost;
+    },
+    // Closing the connection lets go of the lock.
+    release: () => client.end().catch(() => {}),
+  };
 }
