@@ -28,7 +28,7 @@ import { webhooksEnabled } from './plan.js';
 import { decryptSecret } from './secrets.js';
 import { failureNeedsPauseCheck, nextStep, retryDueAt } from './engine.js';
 import { partitionClause, type Partition } from './partitions.js';
-import type { WebhookSettings } from './settings.js';
+import { RECEIVER_TIMEOUT_MS, type WebhookSettings } from './settings.js';
 import { deliveryRequestHeaders } from './signature.js';
 
 /** T5: requests under way to one endpoint at a time (per worker process). */
@@ -59,8 +59,11 @@ export const DISPATCH_AHEAD = 2_000;
 const DRAIN_HORIZON_MS = 60_000;
 /** The window over which an endpoint's delivery rate is measured. */
 const RATE_WINDOW_MS = 2_000;
-/** How long dispatch waits for a busy endpoint's first answers before its rate is known. */
-const RATE_UNKNOWN_HOLD_MS = 1_000;
+/**
+ * How long dispatch waits for a busy endpoint's first answers before its rate is known (WS4): no answer takes longer
+ * than the receiver time-out, so an endpoint without one by then is slow or dead and holds nobody.
+ */
+const RATE_UNKNOWN_HOLD_MS = RECEIVER_TIMEOUT_MS;
 
 /** How long an entitlement answer is reused (a plan change reaches first attempts within this time). */
 const ENTITLEMENT_TTL_MS = 1_000;

@@ -215,20 +215,24 @@ test.serial('When one partition is dispatching the outbox, then another finds th
 
 test.serial('When an endpoint has more than 2,000 first attempts waiting, then its account\'s events wait in the outbox only while Postgres shows it draining them fast enough, whichever process serves it (T7, WS4)', async (t) => {
   const { db } = t.context.database;
-  // No dispatcher runs any more (the test before stopped them): the deliveries below stay waiting.
+  // No dispatcher runs any more (the test before stopped them): the deliveries below stay waiting. Earlier tests'
+  // waiting deliveries are put aside (finished an hour ago: no part of the rate).
+  await db('webhook_deliveries').where('status', 'PENDING').update({ status: 'SKIPPED', completed_at: db.raw(`now() - interval '1 hour'`) });
   await bulkOrderEvents(db, 2_600);
   while ((await dispatchOutboxBatch(db, 500)).events > 0) { /* every event into deliveries */ }
   const sender = new DirectSender(db, testSettings(), { checkEndpoint: async () => {} });
   const account = await accountId(db);
   const [first] = t.context.endpoints;
   const waiting = () => db('webhook_deliveries').where({ endpoint_id: first.id, status: 'PENDING', attempts: 0 }).orderBy('id');
-  // More than a second after the burst arrived and nothing drained: a slow or dead endpoint holds nobody.
-  await new Promise((r) => setTimeout(r, 1_100));
-  t.deepEqual(await sender.accountsToHold(), [], 'no rate: not held');
-  // 5 finished just now: 20/s (over the window's 250 ms floor) drains 1,200 in a minute, fewer than its 2,598 waiting.
+  // Just arrived, no answer yet: held while the first answers may still come (up to the 10 s receiver time-out).
+  t.deepEqual(await sender.accountsToHold(), [account], 'no rate yet: held');
+  // Over 10 s after the burst arrived and nothing drained: a slow or dead endpoint holds nobody.
+  await new Promise((r) => setTimeout(r, 10_100));
+  t.deepEqual(await sender.accountsToHold(), [], 'no rate after the receiver time-out: not held');
+  // 5 finished just now: 20/s (over the window's 250 ms floor) drains 1,200 in a minute, fewer than its 2,595 waiting.
   await db('webhook_deliveries').whereIn('id', (await waiting().limit(5).select('id')).map((r) => r.id)).update({ status: 'SENT', attempts: 1, completed_at: db.fn.now() });
   t.deepEqual(await sender.accountsToHold(), [], 'too slow to drain its backlog in a minute: not held');
-  // 500 more: 2,020/s drains its 2,098 waiting well within a minute, so the account's next events wait in the outbox.
+  // 500 more: 2,020/s drains its 2,095 waiting well within a minute, so the account's next events wait in the outbox.
   await db('webhook_deliveries').whereIn('id', (await waiting().limit(500).select('id')).map((r) => r.id)).update({ status: 'SENT', attempts: 1, completed_at: db.fn.now() });
   t.deepEqual(await sender.accountsToHold(), [account], 'draining fast: held');
 });
