@@ -135,6 +135,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         ...(partition ? { partition } : {}),
       });
       const until = Date.now() + input.runForMs;
+      // WS7: heartbeats on a timer too, not only per round: a round that waits long for Postgres on a loaded machine
+      // must not make Temporal start the partition elsewhere while this run still owns it (its successor would wait
+      // for the lease meanwhile, and the partition would stand still).
+      const heartbeats = setInterval(() => ctx.heartbeat(totals), 1_000);
       let lastUpkeep = 0;
       let lastBalance = Date.now();
       let failures = 0;
@@ -205,6 +209,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         await upkeep;
         await work.close();
         await giveBackLoopDb(loopDb);
+        clearInterval(heartbeats);
         release();
         leaseLost = lease?.lost ?? false;
         await lease?.release();
