@@ -15,6 +15,9 @@ const { runWebhookDispatcher } = proxyActivities<Activities>({
   // A killed worker's partition is taken over by another worker after this long without a heartbeat.
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+  // WS2: through the task queue, never eagerly to the worker that ran this workflow task: a run handed back must be
+  // offered to every worker, else the same (full) worker gets it again and again.
+  allowEagerDispatch: false,
 });
 
 const { purgeWebhookLog } = proxyActivities<Activities>({
