@@ -12,6 +12,7 @@ import type { DeliveryStatus } from '../src/webhooks/delivery.js';
 import { claimedDeliveries, DirectSender } from '../src/webhooks/direct.js';
 import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries, type DispatchResult } from '../src/webhooks/dispatch.js';
 import { endpointState, pauseIfOverLimits } from '../src/webhooks/pause.js';
+import { fairShare, liveWorkers, serve, servedPartitions, shouldHandOver, takePartitionLease, type Partition } from '../src/webhooks/partitions.js';
 import { purgeDeliveryLog } from '../src/webhooks/retention.js';
 import type { WebhookSettings } from '../src/webhooks/settings.js';
 import { connectionOf, listenForWork } from '../src/webhooks/wakeups.js';
@@ -27,10 +28,35 @@ export interface WebhookActivityDeps {
 /** How often the dispatcher looks for workflows to start or wake, and its longest sleep without a notification. */
 const UPKEEP_INTERVAL_MS = 250;
 
+/** How often a partition's run looks whether this process serves more than its fair share (WS2). */
+const BALANCE_INTERVAL_MS = 1_000;
+
 /** A dispatched batch at least this large is part of a burst: T7's hold is looked at again before the next one. */
 const LARGE_BATCH = 100;
 
 const log = logger.child({ component: 'webhooks' });
+
+/** The dispatcher runs' own pools, per database: shared by the partitions this process serves (at most 8 connections). */
+const loopPools = new Map<string, { db: Db; users: number }>();
+
+function takeLoopDb(db: Db): Db {
+  const url = connectionOf(db) as string;
+  const pool = loopPools.get(url) ?? { db: createDb(url, { min: 0, max: 8 }), users: 0 };
+  loopPools.set(url, pool);
+  pool.users++;
+  return pool.db;
+}
+
+async function giveBackLoopDb(db: Db): Promise<void> {
+  for (const [url, pool] of loopPools) {
+    if (pool.db !== db) continue;
+    pool.users--;
+    if (pool.users === 0) {
+      loopPools.delete(url);
+      await db.destroy();
+    }
+  }
+}
 
 /** Builds the webhook activities bound to their dependencies. */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
@@ -72,27 +98,49 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     },
 
     /**
-     * The dispatcher loop for `runForMs`: dispatches outbox events into deliveries, makes every automatic attempt
-     * itself — first attempts and retries when due (direct.ts, T4, T10) — asks the actors of endpoints over 5,000
-     * pending or 30 failures to check, and beside the loop starts workflows for manual retries and wakes held
-     * deliveries whose endpoint may send again. Sleeps until Postgres notifies new work (LISTEN, T6), a request
-     * finished, or the next retry falls due, polling as a safety net. A failing round (Postgres restarting) is logged
-     * and tried again; heartbeats every round; ends early when the worker shuts down.
+     * One partition's dispatcher loop for `runForMs` (WS1): dispatches outbox events into deliveries (whichever
+     * partition gets there first, WS3), makes the first attempts of its endpoints' deliveries (direct.ts, T4), asks the
+     * actors of endpoints over 5,000 pending or 30 failures to check, and beside the loop starts workflows for failed
+     * first attempts and manual retries and wakes held deliveries whose endpoint may send again. Sleeps until Postgres
+     * notifies new work (LISTEN, T6) or a request finished, polling as a safety net. A failing round (Postgres
+     * restarting) is logged and tried again; heartbeats every round; ends early when the worker shuts down, and hands
+     * the partition back when this process serves more than its fair share (WS2). Without `partition`: every endpoint.
      */
-    async runWebhookDispatcher(input: { runForMs: number }): Promise<{ events: number; deliveries: number; started: number; woken: number; sent: number }> {
+    async runWebhookDispatcher(input: { runForMs: number; partition?: Partition }): Promise<{ events: number; deliveries: number; started: number; woken: number; sent: number; handedOver: boolean }> {
       const ctx = Context.current();
+      const taskQueue = ctx.info.taskQueue;
+      const partition = input.partition;
+      const totals = { events: 0, deliveries: 0, started: 0, woken: 0, sent: 0, handedOver: false };
+      // WS2: a process at its fair share takes no more partitions; the workflow offers this one again (another worker).
+      const shareNow = async () => fairShare(partition?.partitions ?? 1, await liveWorkers(deps.db, taskQueue));
+      if (partition && servedPartitions(taskQueue).length >= await shareNow()) return { ...totals, handedOver: true };
+      // WS7: never two runs of one partition sending at once (a previous run whose heartbeats were late may still be
+      // draining, here or in another process): wait for its lease.
+      const lease = partition ? await takePartitionLease(deps.db, taskQueue, partition, () => {
+        ctx.heartbeat(totals);
+        return !ctx.cancellationSignal.aborted;
+      }) : null;
+      if (partition && !lease) throw ctx.cancellationSignal.reason ?? new Error('dispatcher cancelled');
+      const release = partition ? serve(taskQueue, partition.index) : () => {};
+      let leaseLost: boolean;
       const workflows = temporal();
-      const totals = { events: 0, deliveries: 0, started: 0, woken: 0, sent: 0 };
       const work = listenForWork(deps.db);
       // The loop and the sender get connections of their own: workflows (manual retries, actors) use the shared pool,
-      // and must not make healthy endpoints' attempts wait for a connection (T5).
-      const loopDb = createDb(connectionOf(deps.db) as string, { min: 0, max: 4 });
+      // and must not make healthy endpoints' attempts wait for a connection (T5). One pool for all partitions served
+      // by this process (WS1).
+      const loopDb = takeLoopDb(deps.db);
       const sender = new DirectSender(loopDb, deps.webhooks, {
         checkEndpoint: (endpointId) => workflows.checkEndpoint(endpointId),
         onProgress: () => work.poke(),
+        ...(partition ? { partition } : {}),
       });
       const until = Date.now() + input.runForMs;
+      // WS7: heartbeats on a timer too, not only per round: a round that waits long for Postgres on a loaded machine
+      // must not make Temporal start the partition elsewhere while this run still owns it (its successor would wait
+      // for the lease meanwhile, and the partition would stand still).
+      const heartbeats = setInterval(() => ctx.heartbeat(totals), 1_000);
       let lastUpkeep = 0;
+      let lastBalance = Date.now();
       let failures = 0;
       let holdAccounts: string[] = [];
       let bursting: 'large' | 'small' | false = false;
@@ -102,8 +150,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const runUpkeep = () => {
         upkeep = (async () => {
           try {
-            totals.started += await startPendingDeliveries(loopDb, workflows, 500, 32, { workflowOnly: true, exclude: claimedDeliveries() });
-            totals.woken += await wakeHeldDeliveries(loopDb, workflows);
+            totals.started += await startPendingDeliveries(loopDb, workflows, 500, 32, { workflowOnly: true, exclude: claimedDeliveries(), ...(partition ? { partition } : {}) });
+            totals.woken += await wakeHeldDeliveries(loopDb, workflows, partition ? { partition } : {});
           } catch (error) {
             log.warn({ err: error }, 'starting or waking webhook delivery workflows failed; trying again');
           } finally {
@@ -114,8 +162,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       try {
         while (Date.now() < until) {
           ctx.heartbeat(totals);
-          if (ctx.cancellationSignal.aborted) break;
+          if (ctx.cancellationSignal.aborted || lease?.lost) break;
           try {
+            if (partition && Date.now() - lastBalance >= BALANCE_INTERVAL_MS) {
+              lastBalance = Date.now();
+              // A worker joined: the highest partitions of a process above its share go back (after draining below).
+              if (shouldHandOver(partition.index, servedPartitions(taskQueue), await shareNow())) {
+                totals.handedOver = true;
+                break;
+              }
+            }
             // A burst waits in the outbox while a fast endpoint works through what it already has (T7); looked at
             // before every batch while a large burst is being dispatched, else a few times a second (a steady stream
             // of small batches cannot build a backlog between two looks).
@@ -152,9 +208,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         await sender.drain();
         await upkeep;
         await work.close();
-        await loopDb.destroy();
+        await giveBackLoopDb(loopDb);
+        clearInterval(heartbeats);
+        release();
+        leaseLost = lease?.lost ?? false;
+        await lease?.release();
       }
-      if (totals.events > 0) log.debug(totals, 'webhook dispatcher round');
+      // The lease's connection broke (Postgres restarting): this run stops; Temporal runs the partition again.
+      if (leaseLost) throw new Error('the partition lease was lost; the dispatcher run ends');
+      if (totals.events > 0 || totals.handedOver) log.debug({ ...totals, partition }, 'webhook dispatcher round');
       // On cancellation (worker shutdown) fail this run, so the workflow runs the dispatcher again on a live worker.
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new Error('dispatcher cancelled');
       return totals;

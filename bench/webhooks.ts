@@ -11,7 +11,12 @@
  * d. (a) again, to the same four receivers, while a fifth endpoint times out (10 s) on every attempt (a new one per
  *    repeat): the healthy receivers' figures against (a), median against median.
  * e. Retry timers: BENCH_RETRIES deliveries (default 5,000) whose first attempt fails, retried after
- *    WEBHOOK_RETRY_SCHEDULE (default 5s here): how late the retry arrives after its timer was due.
+ *    WEBHOOK_RETRY_SCHEDULE (default 5s here): how late the retry arrives after its timer was due (retries are their
+ *    delivery workflows' durable timers, W3).
+ * f. Scale-out (WS1): a burst of BENCH_SCALE_EVENTS events (default 200) x BENCH_SCALE_ENDPOINTS endpoints (default 24,
+ *    three per partition) whose receivers answer after 50 ms, delivered by 1 and then by 2 worker processes of their own
+ *    (the in-process dispatcher stopped), each limited to BENCH_SCALE_IN_FLIGHT requests under way (default 32): the
+ *    per-process limit binds, not the cores; deliveries/s of each and the ratio.
  * Uses its own database (created and dropped on the embedded Postgres or DATABASE_URL's server) and an in-memory
  * Temporal dev server (or TEMPORAL_ADDRESS).
  */
@@ -31,6 +36,11 @@ import { compose, startWorker } from '../src/entry/compose.js';
 import { systemResolver } from '../src/webhooks/addresses.js';
 import { createEndpoint } from '../src/webhooks/endpoints.js';
 import { signatureHeader } from '../src/webhooks/signature.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { projectRoot } from '../src/config/projectRoot.js';
+import { servedPartitions } from '../src/webhooks/partitions.js';
 import { percentile } from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
@@ -46,11 +56,18 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const CONCURRENCY = 100;
 /** Retry deliveries are spread over endpoints of 25 each, so no endpoint reaches 30 failures in a row and pauses. */
 const RETRY_EVENTS = 25;
+const SCALE_EVENTS = Number(process.env.BENCH_SCALE_EVENTS ?? 200);
+const SCALE_ENDPOINTS = Number(process.env.BENCH_SCALE_ENDPOINTS ?? 24);
+const SCALE_IN_FLIGHT = Number(process.env.BENCH_SCALE_IN_FLIGHT ?? 32);
+/** The receivers' answer time in (f): requests are open long enough for the per-process limit to bind. */
+const SCALE_REPLY_MS = 50;
+/** The partitions of (f), literally the default of WEBHOOK_PARTITIONS. */
+const SCALE_PARTITIONS = 8;
 
 interface Receipt { at: number; eventId: string; status: number }
 
 /** A receiver that verifies every signature (counting failures) and records when each event arrived. */
-async function startReceiver(reply: (deliveryId: string) => number) {
+async function startReceiver(reply: (deliveryId: string) => number, delayMs = 0) {
   const secrets = new Map<string, string>();
   const receipts: Receipt[] = [];
   let badSignatures = 0;
@@ -68,7 +85,10 @@ async function startReceiver(reply: (deliveryId: string) => number) {
       const status = reply(String(req.headers['x-service-delivery']));
       receipts.push({ at: performance.timeOrigin + performance.now(), eventId, status });
       // 0: never answer (the client times out).
-      if (status !== 0) res.writeHead(status).end();
+      if (status !== 0) {
+        if (delayMs > 0) setTimeout(() => res.writeHead(status).end(), delayMs);
+        else res.writeHead(status).end();
+      }
     });
   });
   server.keepAliveTimeout = 10_000;
@@ -118,6 +138,34 @@ function medianOf(list: Measured[]): Measured {
   };
 }
 
+/** A worker process of (f) (bench/webhookWorker.ts); resolves once it polls. */
+async function startBenchWorker(databaseUrl: string, temporalAddress: string, taskQueue: string, secretsKey: Buffer) {
+  const child: ChildProcess = spawn(process.execPath, [path.join(projectRoot, 'dist', 'bench', 'webhookWorker.js')], {
+    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, BENCH_TASK_QUEUE: taskQueue, BENCH_SECRETS_KEY: secretsKey.toString('hex'), BENCH_MAX_IN_FLIGHT: String(SCALE_IN_FLIGHT) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const waiting: ((r: { delivered: number; partitions: number[] }) => void)[] = [];
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line === 'ready') resolve();
+      else if (line.startsWith('{"report"')) waiting.shift()?.((JSON.parse(line) as { report: { delivered: number; partitions: number[] } }).report);
+    });
+    void exited.then(() => reject(new Error('a bench worker process exited')));
+  });
+  return {
+    report: () => new Promise<{ delivered: number; partitions: number[] }>((resolve) => {
+      waiting.push(resolve);
+      child.stdin!.write('report\n');
+    }),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+      child.kill('SIGKILL');
+    },
+  };
+}
+
 const runs = (list: Measured[]) => list.map((m) => `${fmt(m.rate, 0)}/s p99 ${fmt(m.p99, 0)} ms`).join('; ');
 
 async function main() {
@@ -154,12 +202,12 @@ async function main() {
     type BenchReceiver = Awaited<ReturnType<typeof startReceiver>>;
     let scenario = 0;
     /** `n` receivers, each behind an endpoint of its own subscribed to order.created; earlier scenarios' endpoints are disabled. */
-    const receiversFor = async (n: number, reply: () => number = () => 200): Promise<BenchReceiver[]> => {
+    const receiversFor = async (n: number, reply: () => number = () => 200, delayMs = 0): Promise<BenchReceiver[]> => {
       await db('webhook_endpoints').where({ account_id: accountId }).whereNot('state', 'disabled').update({ state: 'disabled' });
       scenario++;
       const list: BenchReceiver[] = [];
       for (let i = 0; i < n; i++) {
-        const r = await startReceiver(reply);
+        const r = await startReceiver(reply, delayMs);
         receivers.push(r);
         const created = await createEndpoint(db, endpointDeps, { accountId, name: `scenario ${scenario} receiver ${i}`, url: `${r.base}/s${scenario}`, events: ['order.created'], shops: 'all', createdBy: 'bench' });
         r.secrets.set(`/s${scenario}`, created.secret);
@@ -299,6 +347,34 @@ async function main() {
     const lateness = [...byDelivery.values()].filter((e) => e.first && e.second).map((e) => e.second! - (e.first! + retryScheduleMs[0])).sort((a, b) => a - b);
     const firstAttemptsDone = Math.max(...[...byDelivery.values()].map((e) => e.first ?? 0));
 
+    // f. Scale-out: the in-process dispatcher stops (its partitions would send too), then 1 and 2 worker processes.
+    await client.workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
+    await waitFor('the in-process dispatcher to stop', () => servedPartitions(taskQueue).length === 0, 120_000);
+    const scaleRuns: { workers: number; m: Measured; shares: number[] }[] = [];
+    for (const workers of [1, 2]) {
+      const queue = `bench-webhooks-f${workers}-${process.pid}`;
+      process.stderr.write(`f. scale-out: ${SCALE_EVENTS} events x ${SCALE_ENDPOINTS} endpoints (replies after ${SCALE_REPLY_MS} ms), ${workers} worker process(es) of ${SCALE_IN_FLIGHT} requests at once...\n`);
+      const children = await Promise.all(Array.from({ length: workers }, () => startBenchWorker(dbUrl.toString(), temporal.address, queue, settings.secretsKey)));
+      try {
+        const targets = await receiversFor(SCALE_ENDPOINTS, () => 200, SCALE_REPLY_MS);
+        await ensureWebhookWorkflows(client, queue, { retentionSchedule: false, partitions: SCALE_PARTITIONS });
+        await waitFor('the partitions to spread over the workers', async () => {
+          const reports = await Promise.all(children.map((c) => c.report()));
+          return reports.every((r) => r.partitions.length > 0) && reports.reduce((n, r) => n + r.partitions.length, 0) === SCALE_PARTITIONS;
+        }, 120_000);
+        await measureDeliveries('f. warm-up burst (not measured)', targets, await burst(db, accountId, shopRef, 'order.created', 20), 20 * SCALE_ENDPOINTS);
+        for (const r of targets) r.receipts.length = 0;
+        const before = await Promise.all(children.map(async (c) => (await c.report()).delivered));
+        const m = await measureDeliveries(`f. ${workers} worker process(es)`, targets, await burst(db, accountId, shopRef, 'order.created', SCALE_EVENTS), SCALE_EVENTS * SCALE_ENDPOINTS);
+        const after = await Promise.all(children.map(async (c) => (await c.report()).delivered));
+        scaleRuns.push({ workers, m, shares: after.map((n, i) => n - before[i]) });
+      } finally {
+        await client.workflow.getHandle(workflowIds.webhookDispatcher(queue)).terminate().catch(() => {});
+        await Promise.all(children.map((c) => c.stop()));
+      }
+    }
+    const [f1, f2] = scaleRuns;
+
     const row = (label: string, m: { rate: number; p50: number; p99: number }, note = '') =>
       `  ${label.padEnd(52)} ${fmt(m.rate).padStart(12)} ${fmt(m.p50).padStart(9)} ${fmt(m.p99).padStart(9)}${note}`;
     const checks = (m: { complete: boolean; duplicates: number }) => `every event at every receiver: ${m.complete ? 'yes' : 'NO'}; duplicates: ${m.duplicates}`;
@@ -316,6 +392,11 @@ async function main() {
       `e. Retry timers: ${lateness.length} deliveries whose first attempt failed (503), retry delay ${retryScheduleMs[0]} ms`,
       `  first attempts of all ${retryTotal} done ${fmt((firstAttemptsDone - firstRetryAt) / 1000)} s after the burst`,
       `  retry arrived after it was due by: p50 ${fmt(percentile(lateness, 50))} ms, p99 ${fmt(percentile(lateness, 99))} ms, max ${fmt(lateness[lateness.length - 1] ?? NaN)} ms`,
+      '',
+      `f. Scale-out: ${SCALE_EVENTS} events x ${SCALE_ENDPOINTS} endpoints, replies after ${SCALE_REPLY_MS} ms, ${SCALE_IN_FLIGHT} requests at once per worker process, ${SCALE_PARTITIONS} partitions`,
+      row('   1 worker process', f1.m, `   ${checks(f1.m)}`),
+      row('   2 worker processes', f2.m, `   ratio ${(f2.m.rate / f1.m.rate).toFixed(2)}x; deliveries per process: ${f2.shares.join(', ')}; ${checks(f2.m)}`),
+      '',
       `  bad signatures over the whole run: ${receivers.reduce((n, r) => n + r.bad(), 0)}`,
     ];
     process.stdout.write(lines.join('\n') + '\n');

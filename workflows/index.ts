@@ -3,7 +3,7 @@ export { loadDemoDataWorkflow } from './demoData.js';
 export { reconcileSyncSchedulesWorkflow, shopEventSyncWorkflow, shopSyncWorkflow } from './shopSync.js';
 export { webhookDeliveryWorkflow } from './webhookDelivery.js';
 export { webhookEndpointWorkflow } from './webhookEndpoint.js';
-export { webhookDispatcherWorkflow, webhookLogRetentionWorkflow } from './webhookDispatcher.js';
+export { webhookDispatcherPartitionWorkflow, webhookDispatcherWorkflow, webhookLogRetentionWorkflow } from './webhookDispatcher.js';
 export { automationConsumerWorkflow } from './automationConsumer.js';
 export { automationRunWorkflow } from './automationRun.js';
 export { proposalWorkflow } from './proposal.js';

@@ -1,16 +1,23 @@
 /**
- * The webhook dispatcher, ID `webhook-dispatcher-<taskQueue>`: a long-running activity turns outbox events into
- * deliveries and starts or wakes their workflows (heartbeating, so another worker takes over after a crash), and this
- * workflow restarts it forever. Also the retention clean-up that the `webhook-log-retention` Schedule runs.
+ * The webhook dispatcher, ID `webhook-dispatcher-<taskQueue>`: starts one child workflow per partition of the
+ * endpoints, `webhook-dispatcher-<taskQueue>-p<k>` (WS1), and keeps them running. Each partition's long-running
+ * activity turns outbox events into deliveries and sends its endpoints' first attempts (heartbeating, so another
+ * worker takes over after a crash); Temporal places the partitions' activities on every worker of the task queue.
+ * Terminating this workflow terminates the partitions (their parent-close policy). Also the retention clean-up that
+ * the `webhook-log-retention` Schedule runs.
  */
-import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, executeChild, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { workflowIds } from '../src/temporal/constants.js';
 
 const { runWebhookDispatcher } = proxyActivities<Activities>({
   startToCloseTimeout: '15 minutes',
-  // A killed worker's dispatcher is taken over by another worker after this long without a heartbeat.
+  // A killed worker's partition is taken over by another worker after this long without a heartbeat.
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+  // WS2: through the task queue, never eagerly to the worker that ran this workflow task: a run handed back must be
+  // offered to every worker, else the same (full) worker gets it again and again.
+  allowEagerDispatch: false,
 });
 
 const { purgeWebhookLog } = proxyActivities<Activities>({
@@ -18,11 +25,35 @@ const { purgeWebhookLog } = proxyActivities<Activities>({
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 
-/** Keeps the dispatcher loop running; each activity run lasts about ten minutes. */
-export async function webhookDispatcherWorkflow(): Promise<void> {
+export interface WebhookDispatcherInput {
+  /** How many partitions the endpoints are split into (WEBHOOK_PARTITIONS, fixed for the life of this workflow). */
+  partitions: number;
+}
+
+/** Starts the partitions' dispatcher workflows and starts any that ended again (they run forever). */
+export async function webhookDispatcherWorkflow(input: WebhookDispatcherInput = { partitions: 1 }): Promise<void> {
+  const partitions = input.partitions;
+  if (!Number.isInteger(partitions) || partitions < 1) throw ApplicationFailure.nonRetryable(`partitions must be a positive integer, got ${partitions}`);
+  const { taskQueue } = workflowInfo();
+  await Promise.all(Array.from({ length: partitions }, async (_, index) => {
+    for (;;) {
+      try {
+        await executeChild(webhookDispatcherPartitionWorkflow, { workflowId: workflowIds.webhookDispatcherPartition(taskQueue, index), args: [{ index, partitions }] });
+      } catch {
+        // Terminated or failed by hand: the partition must run, so it starts again after a breath.
+        await sleep('5 seconds');
+      }
+    }
+  }));
+}
+
+/** One partition's dispatcher: runs its activity again and again (about ten minutes each, or until handed over). */
+export async function webhookDispatcherPartitionWorkflow(input: { index: number; partitions: number }): Promise<void> {
   for (;;) {
-    await runWebhookDispatcher({ runForMs: 10 * 60_000 });
-    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 1_000) await continueAsNew<typeof webhookDispatcherWorkflow>();
+    const result = await runWebhookDispatcher({ runForMs: 10 * 60_000, partition: input });
+    // Handed back at once (that worker had its fair share, WS2): offered again after a moment, to any worker.
+    if (result.handedOver) await sleep('1 second');
+    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 1_000) await continueAsNew<typeof webhookDispatcherPartitionWorkflow>(input);
   }
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { projectRoot } from './projectRoot.js';
+import { DEFAULT_WEBHOOK_PARTITIONS, MAX_WEBHOOK_PARTITIONS } from '../webhooks/partitions.js';
 
 /** S2: Express's `trust proxy` value: off, a hop count, or the trusted proxies' addresses. */
 export type TrustProxy = false | number | string[];
@@ -60,6 +61,8 @@ const schema = z.object({
       return z.NEVER;
     }
   }),
+  /** WS1: the webhook dispatcher's partitions per task queue (endpoints by id), spread over the worker processes. */
+  WEBHOOK_PARTITIONS: z.coerce.number().int().min(1).max(MAX_WEBHOOK_PARTITIONS).default(DEFAULT_WEBHOOK_PARTITIONS),
   DEMO_SEED: z.coerce.number().int().min(0).default(20261121),
   DEMO_DATA: booleanFlag.default(true),
   /** The demo platform's clock runs this many times faster than real time from the end of the loaded history (1 = real time). */

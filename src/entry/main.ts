@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     await startWorker(service);
     const client = await service.temporal.client();
     // The outbox dispatcher and the delivery-log retention Schedule (both idempotent to start).
-    await ensureWebhookWorkflows(client);
+    await ensureWebhookWorkflows(client, TASK_QUEUE, { partitions: config.WEBHOOK_PARTITIONS });
     // The automation consumer (its own outbox position; idempotent to start).
     await ensureAutomationWorkflows(client);
     // The monthly Schedule that drafts the affiliate payouts for a person to confirm (idempotent to create).

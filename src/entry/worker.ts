@@ -23,7 +23,7 @@ if (config.TEMPORAL_METRICS_PORT) serveTemporalMetrics(`${config.HOST}:${config.
 const { worker, running } = await startWorker(service);
 const client = await service.temporal.client();
 // Every worker ensures the outbox dispatcher and the retention Schedule exist (idempotent; one of each runs).
-await ensureWebhookWorkflows(client);
+await ensureWebhookWorkflows(client, TASK_QUEUE, { partitions: config.WEBHOOK_PARTITIONS });
 // And the automation consumer (idempotent; one runs per task queue).
 await ensureAutomationWorkflows(client);
 // And the monthly Schedule that drafts the affiliate payouts (idempotent).

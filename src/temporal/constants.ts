@@ -16,6 +16,8 @@ export const workflowIds = {
   webhookEndpoint: (endpointId: string) => `webhook-endpoint-${endpointId}`,
   /** The outbox dispatcher of the workers on one task queue, e.g. `webhook-dispatcher-store-ops`. */
   webhookDispatcher: (taskQueue: string) => `webhook-dispatcher-${taskQueue}`,
+  /** One partition of that dispatcher (WS1), e.g. `webhook-dispatcher-store-ops-p3`: a child of the one above. */
+  webhookDispatcherPartition: (taskQueue: string, index: number) => `webhook-dispatcher-${taskQueue}-p${index}`,
 };
 
 /** Schedule IDs. */

@@ -10,14 +10,29 @@ import { scheduleIds, TASK_QUEUE, webhookSignals, workflowIds } from './constant
 import { isUnknownSearchAttribute, webhookSearchAttributes } from './searchAttributes.js';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { logger } from '../logger.js';
+import { DEFAULT_WEBHOOK_PARTITIONS } from '../webhooks/partitions.js';
 
 /**
- * Starts the outbox dispatcher of `taskQueue` unless it runs, and creates the hourly delivery-log retention Schedule
- * unless it exists. Safe to call from every process at every start.
+ * Starts the outbox dispatcher of `taskQueue` with `partitions` partitions unless it runs (WS1), and creates the hourly
+ * delivery-log retention Schedule unless it exists. Safe to call from every process at every start. A dispatcher that
+ * runs with another partition count (WEBHOOK_PARTITIONS changed, or one from before partitions) is replaced: its
+ * partitions end and the new ones start.
  */
-export async function ensureWebhookWorkflows(client: Client, taskQueue: string = TASK_QUEUE, opts: { retentionSchedule?: boolean } = {}): Promise<void> {
+export async function ensureWebhookWorkflows(client: Client, taskQueue: string = TASK_QUEUE, opts: { retentionSchedule?: boolean; partitions?: number } = {}): Promise<void> {
+  const partitions = opts.partitions ?? DEFAULT_WEBHOOK_PARTITIONS;
+  const workflowId = workflowIds.webhookDispatcher(taskQueue);
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    const running = await handle.describe();
+    if (running.status.name === 'RUNNING' && running.memo?.partitions !== partitions) {
+      logger.info({ component: 'webhooks', workflowId, from: running.memo?.partitions ?? null, to: partitions }, 'webhook dispatcher partitions changed; restarting the dispatcher');
+      await handle.terminate(`partitions changed to ${partitions}`);
+    }
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
   await client.workflow.start('webhookDispatcherWorkflow', {
-    taskQueue, workflowId: workflowIds.webhookDispatcher(taskQueue), args: [], workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue, workflowId, args: [{ partitions }], memo: { partitions }, workflowIdConflictPolicy: 'USE_EXISTING',
   });
   if (opts.retentionSchedule === false) return;
   try {

@@ -7,6 +7,7 @@ import { projectRoot } from '../config/projectRoot.js';
 import type { WorkerDeps } from '../entry/compose.js';
 import { tracingWorkerOptions } from '../tracing/temporal.js';
 import { TASK_QUEUE } from './constants.js';
+import { announceWorker } from '../webhooks/partitions.js';
 
 /** The compiled workflow entry point the worker bundles. */
 export const workflowsPath = path.join(projectRoot, 'dist', 'workflows', 'index.js');
@@ -49,13 +50,17 @@ export function installRuntimeLogger(): void {
 /** The worker of `deps.taskQueue` on an open connection, with every activity bound (src/entry/compose.ts connects it). */
 export async function buildWorker(connection: NativeConnection, deps: Omit<WorkerDeps, 'temporalAddress'>): Promise<Worker> {
   installRuntimeLogger();
-  return Worker.create({
+  const taskQueue = deps.taskQueue ?? TASK_QUEUE;
+  const worker = await Worker.create({
     connection,
     namespace: deps.namespace,
-    taskQueue: deps.taskQueue ?? TASK_QUEUE,
+    taskQueue,
     // Tracing bundles its workflow interceptors into the code, so a bundle built without them is not used then.
     ...(deps.workflowBundle && !deps.tracing ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
     activities: createActivities({ db: deps.db, platforms: deps.platforms, webhooks: deps.webhooks, dispatcherIdleMs: deps.dispatcherIdleMs }),
     ...tracingWorkerOptions(deps.tracing ?? null),
   });
+  // The webhook dispatcher's partitions are shared among the workers that announce themselves (WS2).
+  announceWorker(deps.db, taskQueue, worker);
+  return worker;
 }

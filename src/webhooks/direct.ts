@@ -27,7 +27,8 @@ import { postWebhook, type SendResult } from './http.js';
 import { webhooksEnabled } from './plan.js';
 import { decryptSecret } from './secrets.js';
 import { failureNeedsPauseCheck, nextStep, retryDueAt } from './engine.js';
-import type { WebhookSettings } from './settings.js';
+import { partitionClause, type Partition } from './partitions.js';
+import { RECEIVER_TIMEOUT_MS, type WebhookSettings } from './settings.js';
 import { deliveryRequestHeaders } from './signature.js';
 
 /** T5: requests under way to one endpoint at a time (per worker process). */
@@ -58,8 +59,11 @@ export const DISPATCH_AHEAD = 2_000;
 const DRAIN_HORIZON_MS = 60_000;
 /** The window over which an endpoint's delivery rate is measured. */
 const RATE_WINDOW_MS = 2_000;
-/** How long dispatch waits for a busy endpoint's first answers before its rate is known. */
-const RATE_UNKNOWN_HOLD_MS = 1_000;
+/**
+ * How long dispatch waits for a busy endpoint's first answers before its rate is known (WS4): no answer takes longer
+ * than the receiver time-out, so an endpoint without one by then is slow or dead and holds nobody.
+ */
+const RATE_UNKNOWN_HOLD_MS = RECEIVER_TIMEOUT_MS;
 
 /** How long an entitlement answer is reused (a plan change reaches first attempts within this time). */
 const ENTITLEMENT_TTL_MS = 1_000;
@@ -128,6 +132,8 @@ export interface DirectSenderOptions {
   /** T22: after how long a request under way stops counting against `maxInFlight`, and the bound on all open ones. */
   stuckAfterMs?: number;
   maxOpen?: number;
+  /** WS1: only the endpoints of this partition (none: all endpoints). */
+  partition?: Partition;
 }
 
 interface Taken {
@@ -181,10 +187,6 @@ export class DirectSender {
   private readonly sends = new Set<Promise<void>>();
   private readonly signals = new Set<Promise<void>>();
   private readonly asking = new Set<string>();
-  /** Per endpoint: since when its lane has been busy without a break. */
-  private readonly laneStarted = new Map<string, number>();
-  /** Per endpoint: when its recent attempts were recorded (for its delivery rate). */
-  private readonly recorded = new Map<string, number[]>();
   /** Totals for the dispatcher's heartbeat and log. */
   readonly totals = { sent: 0, failed: 0, retrying: 0 };
   /** Set when the run drained: nothing more is recorded through its connections. */
@@ -192,7 +194,7 @@ export class DirectSender {
 
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly options: DirectSenderOptions) {
     this.perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
-    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.maxInFlight = options.maxInFlight ?? settings.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.stuckAfterMs = options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
     this.maxOpen = options.maxOpen ?? Math.max(this.maxInFlight, DEFAULT_MAX_OPEN);
     this.now = options.now ?? Date.now;
@@ -217,6 +219,7 @@ export class DirectSender {
     for (const [id, until] of this.coolUntil) if (until > now) full.push(id); else this.coolUntil.delete(id);
     const taken = [...claimed];
     const columns = 'd.id, d.endpoint_id, d.event_id, d.event_type, d.body, d.attempts';
+    const inPartition = partitionClause('e.id', this.options.partition);
     const result = await this.db.raw<{ rows: Taken[] }>(`
       select d.id, d.endpoint_id, e.account_id, d.event_id, d.event_type, d.body, d.attempts, e.url, e.secret_encrypted, e.consecutive_failures
       from webhook_endpoints e
@@ -226,8 +229,8 @@ export class DirectSender {
             and not (d.id = any(?::bigint[]))
           order by d.id limit ?
       ) d
-      where e.state = 'enabled' and e.deleted_at is null and not (e.id = any(?::bigint[]))`,
-    arrays(taken, this.perEndpoint, full));
+      where e.state = 'enabled' and e.deleted_at is null and not (e.id = any(?::bigint[])) and ${inPartition.sql}`,
+    arrays(taken, this.perEndpoint, full, ...inPartition.bindings));
     if (result.rows.length === 0) return 0;
 
     // Per endpoint what its lane has room for (retries first: their time is promised), then round-robin over
@@ -269,7 +272,6 @@ export class DirectSender {
       // The lane may have filled while this look-up ran (an overlapping run): take only what still fits.
       const fits = batch.slice(0, Math.max(0, this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
       if (fits.length === 0) continue;
-      if (!lanes.get(lane)) this.laneStarted.set(lane, Date.now());
       const takenAt = Date.now();
       for (const row of fits) {
         claimed.add(String(row.id));
@@ -282,29 +284,32 @@ export class DirectSender {
     return started;
   }
 
-  /** Attempts per second recorded for the endpoint over the last RATE_WINDOW_MS. */
-  rateOf(endpointId: string, now = Date.now()): number {
-    const times = (this.recorded.get(endpointId) ?? []).filter((at) => now - at < RATE_WINDOW_MS);
-    this.recorded.set(endpointId, times);
-    if (times.length === 0) return 0;
-    // Over the time the window actually covers, so a burst's first quarter second already shows its rate.
-    return times.length / (Math.max(250, now - times[0]) / 1000);
-  }
-
   /**
    * The accounts whose outbox events wait (T7): those with an endpoint that has more than DISPATCH_AHEAD deliveries
-   * waiting for their first attempt and is taking them fast enough to be through them within DRAIN_HORIZON_MS.
+   * waiting for their first attempt and is taking them fast enough to be through them within DRAIN_HORIZON_MS. The
+   * rate is read from Postgres (deliveries completed in the last RATE_WINDOW_MS), not from this process: with
+   * partitions (WS4) the endpoint may be served by another worker than the one dispatching the outbox.
    */
   async accountsToHold(): Promise<string[]> {
-    const backlog = await this.db('webhook_deliveries').select('endpoint_id', 'account_id').count<{ endpoint_id: string; account_id: string; count: string }[]>('* as count')
+    const backlog = await this.db('webhook_deliveries').select('endpoint_id', 'account_id')
+      .count<{ endpoint_id: string; account_id: string; count: string; waiting_ms: string }[]>('* as count')
+      .select(this.db.raw('extract(epoch from now() - min(created_at)) * 1000 as waiting_ms'))
       .where({ status: 'PENDING', attempts: 0 }).whereNull('workflow_started_at').whereNull('held_since').whereNull('manual_retry_at')
       .groupBy('endpoint_id', 'account_id').havingRaw('count(*) > ?', [DISPATCH_AHEAD]);
-    const now = Date.now();
+    if (backlog.length === 0) return [];
+    // Deliveries of the endpoint finished (recorded) within the window: what it drains, by the partial index on
+    // completed_at, whichever process served it.
+    const rates = await this.db.raw<{ rows: { endpoint_id: string; attempts: string; covered_ms: string }[] }>(`
+      select endpoint_id, count(*) as attempts, extract(epoch from now() - min(completed_at)) * 1000 as covered_ms
+      from webhook_deliveries
+      where status <> 'PENDING' and completed_at > now() - make_interval(secs => ?) and endpoint_id = any(?::bigint[])
+      group by endpoint_id`, arrays(RATE_WINDOW_MS / 1000, backlog.map((row) => row.endpoint_id)));
+    // Over the time the window actually covers, so a burst's first quarter second already shows its rate.
+    const rateOf = new Map(rates.rows.map((r) => [String(r.endpoint_id), Number(r.attempts) / (Math.max(250, Number(r.covered_ms)) / 1000)]));
     return [...new Set(backlog.filter((row) => {
-      const id = String(row.endpoint_id);
-      const rate = this.rateOf(id, now);
+      const rate = rateOf.get(String(row.endpoint_id)) ?? 0;
       // Before an endpoint's first answers there is no rate yet: wait for it, but only briefly (it may never answer).
-      if (rate === 0) return (lanes.get(id) ?? 0) > 0 && now - (this.laneStarted.get(id) ?? 0) < RATE_UNKNOWN_HOLD_MS;
+      if (rate === 0) return Number(row.waiting_ms) < RATE_UNKNOWN_HOLD_MS;
       return rate * (DRAIN_HORIZON_MS / 1000) >= Number(row.count);
     }).map((row) => String(row.account_id)))];
   }
@@ -492,12 +497,8 @@ export class DirectSender {
       return { mine, moved: new Map(moved.rows.map((r) => [String(r.id), r.status])), endpoints: endpoints.rows };
     });
 
-    const now = Date.now();
     for (const r of outcome.mine) {
       countWebhookAttempt(r.success);
-      const times = this.recorded.get(r.endpointId) ?? [];
-      times.push(now);
-      this.recorded.set(r.endpointId, times);
       const status = outcome.moved.get(r.deliveryId);
       if (status === 'SENT') this.totals.sent++;
       if (r.success) continue;

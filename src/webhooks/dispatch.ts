@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
 import { toEnvelope, type OutboxRow } from '../events/outbox.js';
+import { partitionClause, type Partition } from './partitions.js';
 import { webhooksEnabled } from './plan.js';
 import { PAUSE_ABOVE_PENDING } from './settings.js';
 
@@ -76,10 +77,14 @@ export interface DispatchResult {
 /**
  * Dispatches the oldest undispatched outbox events: each becomes one delivery per enabled or paused endpoint that
  * subscribes to it (a paused endpoint keeps collecting; a disabled one gets nothing), and is marked dispatched in the
- * same transaction. SKIP LOCKED lets several dispatchers run without waiting on each other.
+ * same transaction, so each event is dispatched exactly once. Every dispatcher partition may call it (WS3): one at a
+ * time dispatches (a transaction-level advisory lock; the others find it taken and go on sending), so batches commit
+ * in outbox order and an endpoint's deliveries are numbered in the order of its events.
  */
 export async function dispatchOutboxBatch(db: Db, limit = 500, opts: { holdAccounts?: readonly string[] } = {}): Promise<DispatchResult> {
   return db.transaction(async (trx) => {
+    const { rows: [lock] } = await trx.raw<{ rows: { taken: boolean }[] }>(`select pg_try_advisory_xact_lock(hashtext('webhook-outbox-dispatch')) as taken`);
+    if (!lock.taken) return { events: 0, deliveries: 0, overPendingLimit: [] };
     const q = trx('outbox_events as o').join('accounts as a', 'a.id', 'o.account_id')
       .select(eventColumns).whereNull('o.dispatched_at').orderBy('o.id').limit(limit).forUpdate('o').skipLocked();
     // Accounts whose burst waits in the outbox (T7); their events keep their order, other accounts' go on.
@@ -148,7 +153,8 @@ export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflow
     // The complement of what the dispatcher's sender attempts itself (direct.ts, T10): manual retries and held ones.
     // W3: a delivery whose first attempt failed (attempts > 0, still pending) is handed to its workflow here.
     if (opts.workflowOnly) q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at').orWhere('d.attempts', '>', 0));
-    return q;
+    const inPartition = partitionClause('d.endpoint_id', opts.partition);
+    return q.whereRaw(inPartition.sql, inPartition.bindings);
   };
   const accounts = (await base().distinct('e.account_id')).map((r) => String(r.account_id));
   if (accounts.length === 0) return 0;
@@ -172,6 +178,8 @@ export interface StartPendingOptions {
   workflowOnly?: boolean;
   /** Deliveries this process is handing over itself right now. */
   exclude?: ReadonlySet<string>;
+  /** WS1: only deliveries of this partition's endpoints. */
+  partition?: Partition;
 }
 
 /**
@@ -190,8 +198,9 @@ export function workflowStartOf(row: { id: string; endpoint_id: string; attempts
  * over: pending deliveries of enabled, entitled endpoints, and deliveries no longer pending (skipped meanwhile) so
  * their workflows end. `endpointId` limits it to one endpoint (the endpoint actor after a person re-enabled it).
  */
-export async function wakeHeldDeliveries(db: Db, workflows: DeliveryWorkflows, opts: { endpointId?: string; limit?: number; concurrency?: number } = {}): Promise<number> {
-  const q = db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id').whereNotNull('d.held_since');
+export async function wakeHeldDeliveries(db: Db, workflows: DeliveryWorkflows, opts: { endpointId?: string; limit?: number; concurrency?: number; partition?: Partition } = {}): Promise<number> {
+  const inPartition = partitionClause('d.endpoint_id', opts.partition);
+  const q = db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id').whereNotNull('d.held_since').whereRaw(inPartition.sql, inPartition.bindings);
   if (opts.endpointId) q.where('d.endpoint_id', opts.endpointId);
   const candidates = await q.clone().where('d.status', 'PENDING').modify(liveEnabledEndpoint).distinct('e.account_id');
   const entitled = await entitledAccounts(db, candidates.map((r) => String(r.account_id)));

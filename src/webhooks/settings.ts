@@ -25,6 +25,8 @@ export interface WebhookSettings {
   retryScheduleMs: number[];
   timeoutMs: number;
   resolve: Resolver;
+  /** Requests under way in one worker process at a time (default DEFAULT_MAX_IN_FLIGHT of direct.ts; bench (f) lowers it). */
+  maxInFlight?: number;
   /** Whether delivery workflows start with search attributes (W3; default true, false on the time-skipping server). */
   searchAttributes?: boolean;
 }

@@ -27,29 +27,40 @@ export function connectionOf(db: Db): string | pg.ClientConfig {
   return (db.client as { config: { connection: string | pg.ClientConfig } }).config.connection;
 }
 
-export function listenForWork(db: Db): WorkSignal {
-  let pending = false;
-  // True until the first LISTEN is in place: events may have been written before anyone listened.
-  let outboxNews = true;
-  let waiter: (() => void) | null = null;
+/** One subscriber of a shared listening connection: its own flags, so each dispatcher run wakes and reads alone. */
+interface Subscriber {
+  notify(outbox: boolean): void;
+}
+
+/**
+ * One listening connection per database and process, shared by every dispatcher run of the process (WS1: a process may
+ * serve several partitions; one connection each would multiply Postgres connections by the partition count).
+ */
+interface Hub {
+  subscribers: Set<Subscriber>;
+  connected(): boolean;
+  close(): Promise<void>;
+}
+
+const hubs = new Map<string, Hub>();
+
+function hubFor(db: Db): Hub {
+  const config = connectionOf(db);
+  const key = typeof config === 'string' ? config : JSON.stringify(config);
+  const existing = hubs.get(key);
+  if (existing) return existing;
+  const subscribers = new Set<Subscriber>();
   let client: pg.Client | null = null;
   let closed = false;
   let retryMs = 250;
-
-  const poke = () => {
-    pending = true;
-    const wake = waiter;
-    waiter = null;
-    wake?.();
+  const broadcast = (outbox: boolean) => {
+    for (const s of subscribers) s.notify(outbox);
   };
 
   const connect = async (): Promise<void> => {
     if (closed) return;
-    const c = new pg.Client(connectionOf(db) as pg.ClientConfig);
-    c.on('notification', (message) => {
-      if (message.payload === 'outbox_events') outboxNews = true;
-      poke();
-    });
+    const c = new pg.Client(config as pg.ClientConfig);
+    c.on('notification', (message) => broadcast(message.payload === 'outbox_events'));
     c.on('error', (error) => {
       // Postgres went away (restart, network): reconnect; polling covers the gap.
       log.warn({ err: error }, 'webhook wake-up connection lost; polling until it is back');
@@ -69,8 +80,7 @@ export function listenForWork(db: Db): WorkSignal {
       client = c;
       retryMs = 250;
       // Work may have arrived while no one listened.
-      outboxNews = true;
-      poke();
+      broadcast(true);
     } catch {
       void c.end().catch(() => {});
       retryMs = Math.min(retryMs * 2, 5_000);
@@ -78,6 +88,41 @@ export function listenForWork(db: Db): WorkSignal {
     }
   };
   void connect();
+  const hub: Hub = {
+    subscribers,
+    connected: () => client !== null,
+    async close() {
+      closed = true;
+      hubs.delete(key);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    },
+  };
+  hubs.set(key, hub);
+  return hub;
+}
+
+export function listenForWork(db: Db): WorkSignal {
+  let pending = false;
+  // True until the first LISTEN is in place: events may have been written before anyone listened.
+  let outboxNews = true;
+  let waiter: (() => void) | null = null;
+  const hub = hubFor(db);
+
+  const poke = () => {
+    pending = true;
+    const wake = waiter;
+    waiter = null;
+    wake?.();
+  };
+  const subscriber: Subscriber = {
+    notify(outbox) {
+      if (outbox) outboxNews = true;
+      poke();
+    },
+  };
+  hub.subscribers.add(subscriber);
 
   return {
     wait(maxWaitMs) {
@@ -100,16 +145,15 @@ export function listenForWork(db: Db): WorkSignal {
     poke,
     takeOutboxNews() {
       // Without a listening connection every round must look at the outbox itself.
-      const news = outboxNews || client === null;
+      const news = outboxNews || !hub.connected();
       outboxNews = false;
       return news;
     },
     async close() {
-      closed = true;
       poke();
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
+      hub.subscribers.delete(subscriber);
+      // The last run of the process closes the connection.
+      if (hub.subscribers.size === 0) await hub.close();
     },
   };
 }

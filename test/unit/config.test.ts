@@ -36,6 +36,15 @@ test('When the webhook settings are given, then SECRETS_KEY must be 32 bytes and
   t.is(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'true' }).WEBHOOK_ALLOW_LOOPBACK, true);
 });
 
+test('When WEBHOOK_PARTITIONS is unset, then the dispatcher has 8 partitions; 1 to 256 are taken, anything else refused at start-up (WS1)', (t) => {
+  t.is(loadConfig({}).WEBHOOK_PARTITIONS, 8);
+  t.is(loadConfig({ WEBHOOK_PARTITIONS: '1' }).WEBHOOK_PARTITIONS, 1);
+  t.is(loadConfig({ WEBHOOK_PARTITIONS: '256' }).WEBHOOK_PARTITIONS, 256);
+  for (const bad of ['0', '257', '2.5', 'eight', '-1']) {
+    t.throws(() => loadConfig({ WEBHOOK_PARTITIONS: bad }), { instanceOf: ConfigError, message: /WEBHOOK_PARTITIONS/ }, bad);
+  }
+});
+
 test('When TRUST_PROXY is unset, then no proxy is trusted; a hop count or addresses are taken, anything else refused (S2)', (t) => {
   t.is(loadConfig({}).TRUST_PROXY, false);
   t.is(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY, false);

@@ -22,6 +22,7 @@ import * as m030 from './030_sign_in_limits.js';
 import * as m045 from './045_person_invitations.js';
 import * as m050 from './050_affiliate_tracking_approvals.js';
 import * as m070 from './070_medusa.js';
+import * as m075 from './075_webhook_dispatcher_workers.js';
 import * as m080 from './080_partner_portal.js';
 import * as m083 from './083_shop_credentials_deleted.js';
 import * as m084 from './084_catalogue_urls.js';
@@ -52,6 +53,7 @@ export const migrations = [
   { name: '045_person_invitations', ...m045 },
   { name: '050_affiliate_tracking_approvals', ...m050 },
   { name: '070_medusa', ...m070 },
+  { name: '075_webhook_dispatcher_workers', ...m075 },
   { name: '080_partner_portal', ...m080 },
   { name: '083_shop_credentials_deleted', ...m083 },
   { name: '084_catalogue_urls', ...m084 },
