@@ -2,7 +2,7 @@
  * The affiliate workflows (issue 24 point 5) on Temporal's test server with the real worker and Postgres: a payout run
  * by its business id draws up the month's drafts, and the same month run again (a new id run, the same activity
  * repeated) adds no payout and puts no commission in two payouts; a bulk decision decides every chosen commission.
- * Not covered yet: killing the worker mid-run (the activities are idempotent by design, AP2-4).
+ * Killing the worker mid-run: affiliatePayoutCrash.test.ts.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
