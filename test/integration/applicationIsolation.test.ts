@@ -49,6 +49,10 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['POST', '/affiliate/commissions/:id/decide'],
   ['GET', '/affiliate/payouts/:id/statement.pdf'],
   ['POST', '/people/invitations/:id/revoke'],
+  ['GET', '/products/import/:batchId'],
+  ['POST', '/products/import/:batchId/confirm'],
+  ['GET', '/customers/exports/:exportId'],
+  ['GET', '/customers/exports/:exportId/download'],
 ];
 
 /** Routes with a parameter that is not a tenant's record. */
@@ -86,12 +90,24 @@ test.before(async (t) => {
     id: invitationId, account_id: demo.id, email: 'invited-isolation@example.com', role: 'member', permissions: [], all_shops: false, shop_codes: [],
     token_hash: crypto.randomBytes(32), invited_by: demoPerson.id, created_at: new Date(), expires_at: new Date(Date.now() + 7 * 86_400_000),
   });
+  // demo's own import preview and finished customer export, as the screens' first steps make them.
+  const sk = await db('shops').where({ account_id: demo.id, code: 'sk' }).first('id');
+  const batchId = `wb_${crypto.randomBytes(8).toString('hex')}`;
+  await db('text_edit_batches').insert({
+    id: batchId, account_id: demo.id, shop_id: sk.id, person_id: demoPerson.id, entity: 'product', kind: 'import', status: 'previewed', file_name: 'demo-texts.csv', created_at: new Date(),
+    items: JSON.stringify({ changes: [], problems: [], unchanged: 0 }),
+  });
+  const exportId = `cex_${crypto.randomBytes(10).toString('hex')}`;
+  await db('customer_exports').insert({
+    id: exportId, account_id: demo.id, shop_id: sk.id, person_id: demoPerson.id, format: 'csv', query: JSON.stringify({ market: 'sk' }), status: 'ready', rows_total: 1, rows_done: 1,
+    file: Buffer.from('customerKey\r\n'), file_name: 'demo-customers.csv', created_at: new Date(), finished_at: new Date(), expires_at: new Date(Date.now() + 3_600_000),
+  });
   const payoutId = (await db('affiliate_payouts as o').join('affiliate_partners as p', 'p.id', 'o.partner_id').where('p.account_id', demo.id).first('o.id')).id;
   t.context = {
     database, server,
     ids: {
       draftId, workflowId, id: '', endpointId, deliveryId: String(delivery.id), keyId: String(keyId), connectionId: String(connectionId),
-      personId: demoPerson.id, invitationId, partnerId: String(partnerId), conversionId: String(conversionId), payoutId: String(payoutId),
+      personId: demoPerson.id, invitationId, partnerId: String(partnerId), conversionId: String(conversionId), payoutId: String(payoutId), batchId, exportId,
     },
   };
 });
@@ -108,7 +124,7 @@ function pathOf(route: string, ids: Record<string, string>): string {
     ['/affiliate/commissions', ids.conversionId!], ['/affiliate/payouts', ids.payoutId!],
   ];
   const idFor = byPrefix.find(([prefix]) => route.startsWith(prefix))?.[1] ?? ids.endpointId;
-  return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':id', idFor)}`;
+  return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':batchId', ids.batchId!).replace(':exportId', ids.exportId!).replace(':id', idFor)}`;
 }
 
 /** demo's rows the pages can change, as a digest. */
@@ -125,6 +141,8 @@ async function demoDigest(db: TestDatabase['db']): Promise<string> {
       union all select i::text from person_invitations i where account_id = (select id from accounts where code = 'demo')
       union all select p::text from affiliate_partners p where account_id = (select id from accounts where code = 'demo')
       union all select c::text from affiliate_conversions c join affiliate_partners p on p.id = c.partner_id where p.account_id = (select id from accounts where code = 'demo')
+      union all select concat_ws(',', b.id, b.status) from text_edit_batches b where account_id = (select id from accounts where code = 'demo')
+      union all select concat_ws(',', x.id, x.status) from customer_exports x where account_id = (select id from accounts where code = 'demo')
     ) t`);
   return r.rows[0].h;
 }
@@ -148,7 +166,7 @@ test('When a person of acme opens or acts on demo\'s records by id, then each pa
   t.is(signedIn.status, 303);
   const _csrf = await client.csrf('/app');
   const demoEndpoint = await db('webhook_endpoints').where({ id: t.context.ids.endpointId }).first('url', 'name');
-  const markers = [demoEndpoint.url, demoEndpoint.name, t.context.ids.workflowId];
+  const markers = [demoEndpoint.url, demoEndpoint.name, t.context.ids.workflowId, 'demo-texts.csv', 'demo-customers.csv'];
   for (const [method, route] of ROUTES) {
     const url = pathOf(route, t.context.ids);
     const res = method === 'GET' ? await client.get(url)
