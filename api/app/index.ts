@@ -34,6 +34,7 @@ import { textsRoutes } from './pages/texts.js';
 import { multipartForm } from './multipart.js';
 import { IMPORT_MAX_BYTES } from '../../src/texts/imports.js';
 import { peopleRoutes } from './pages/people.js';
+import { shopsRoutes } from './pages/shops.js';
 import { invitationRoutes } from './pages/invitation.js';
 import { affiliateStaffRoutes } from './pages/affiliate/index.js';
 import type { OAuthServers } from '../oauth/provider.js';
@@ -134,6 +135,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(documentsRoutes(deps));
   router.use(textsRoutes(deps));
   router.use(peopleRoutes(deps));
+  router.use(shopsRoutes(deps));
   router.use(affiliateStaffRoutes(deps));
   router.use((_req, res) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404));
   // Refusals of the domain services become a page with their message; anything else is logged and stays vague.

@@ -33,7 +33,7 @@ function navigation(state: AppState | undefined, currentPath: string) {
     { href: '/app/affiliate/commissions', label: 'Partner programme' },
     { href: '/app/notifications', label: 'Notifications' },
     ...(hasPermission(person, 'personal-data') ? [{ href: '/app/emails', label: 'E-mails' }] : []),
-    ...(person.role === 'owner' ? [{ href: '/app/people', label: 'People' }] : []),
+    ...(person.role === 'owner' ? [{ href: '/app/people', label: 'People' }, { href: '/app/shops', label: 'Shops' }] : []),
     { href: '/app/plan', label: 'Plan' },
     { href: '/app/account', label: 'Your account' },
   ];

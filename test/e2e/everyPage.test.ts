@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
+import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { connectBrowser, screenshotOnFailure, signInInBrowser } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -24,7 +25,7 @@ const test = anyTest as TestFn<Context>;
 export const APPLICATION_PAGES = [
   '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/products', '/app/products?market=sk&search=NOTHING-MATCHES', '/app/products/import',
   '/app/categories', '/app/categories?market=sk&search=NOTHING-MATCHES',
-  '/app/keys', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
+  '/app/keys', '/app/shops', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
   '/app/plan', '/app/account', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
 ];
 
@@ -56,7 +57,9 @@ async function recordPages(database: TestDatabase, ownerId: string): Promise<str
 
 test.before(async (t) => {
   const database = await createTestDatabase();
-  Object.assign(t.context, { database, server: await startApplicationServer(database.db, testApplicationOptions()), browser: await connectBrowser() });
+  // With the platform adapters, as the service runs: the Shops page shows its connect form with each platform's fields.
+  const server = await startApplicationServer(database.db, testApplicationOptions(), undefined, { platforms: createPlatformRegistry({ db: database.db }) });
+  Object.assign(t.context, { database, server, browser: await connectBrowser() });
 });
 
 test.after.always(async (t) => {

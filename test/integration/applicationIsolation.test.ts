@@ -53,6 +53,7 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['POST', '/products/import/:batchId/confirm'],
   ['GET', '/customers/exports/:exportId'],
   ['GET', '/customers/exports/:exportId/download'],
+  ['POST', '/shops/:code/disconnect'],
 ];
 
 /** Routes with a parameter that is not a tenant's record. */
@@ -124,7 +125,7 @@ function pathOf(route: string, ids: Record<string, string>): string {
     ['/affiliate/commissions', ids.conversionId!], ['/affiliate/payouts', ids.payoutId!],
   ];
   const idFor = byPrefix.find(([prefix]) => route.startsWith(prefix))?.[1] ?? ids.endpointId;
-  return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':batchId', ids.batchId!).replace(':exportId', ids.exportId!).replace(':id', idFor)}`;
+  return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':batchId', ids.batchId!).replace(':exportId', ids.exportId!).replace(':code', 'pl').replace(':id', idFor)}`;
 }
 
 /** demo's rows the pages can change, as a digest. */
@@ -143,6 +144,7 @@ async function demoDigest(db: TestDatabase['db']): Promise<string> {
       union all select c::text from affiliate_conversions c join affiliate_partners p on p.id = c.partner_id where p.account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', b.id, b.status) from text_edit_batches b where account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', x.id, x.status) from customer_exports x where account_id = (select id from accounts where code = 'demo')
+      union all select concat_ws(',', s.id, s.removed_at) from shops s where account_id = (select id from accounts where code = 'demo')
     ) t`);
   return r.rows[0].h;
 }
