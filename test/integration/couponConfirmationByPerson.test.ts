@@ -6,36 +6,14 @@
  * and a 2025-11-25 client (this server keeps no 2025 session, so its `initialize` declaration is not known to a call) —
  * keep D25's preview and token unchanged.
  */
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { issueKey, startTestServer, type TestServer } from '../helpers/server.js';
+import type { ExecutionContext } from 'ava';
 import { connectLegacyAsking, connectModern, connectModernAsking, modernRequest, rawMcp, toolError, type ElicitAnswer } from '../helpers/mcp.js';
-import { TEST_NOW } from '../helpers/constants.js';
-import { createPlatformRegistry, type PlatformRegistry } from '../../src/platforms/registry.js';
 import { findSyncShop } from '../../src/sync/shops.js';
 import { shopId } from '../helpers/shops.js';
+import { writingServerTest, type WritingServerContext } from '../helpers/writingServer.js';
 
-interface Context {
-  database: TestDatabase;
-  platforms: PlatformRegistry;
-  server: TestServer;
-  key: string;
-}
-
-const test = anyTest as TestFn<Context>;
-const WALL = () => TEST_NOW;
-
-test.before(async (t) => {
-  const database = await createTestDatabase();
-  const platforms = createPlatformRegistry({ db: database.db, wallClock: WALL });
-  const server = await startTestServer(database.db, WALL, undefined, { platforms });
-  t.context = { database, platforms, server, key: await issueKey(database.db) };
-});
-
-test.after.always(async (t) => {
-  await t.context.server?.close();
-  await t.context.database?.drop();
-});
+type Context = WritingServerContext;
+const test = writingServerTest();
 
 /** A plain percent coupon of the shop (no partner, no automation depends on it), not one of `skip`. */
 async function plainCoupon(t: ExecutionContext<Context>, market: string, skip: string[] = []): Promise<{ code: string }> {

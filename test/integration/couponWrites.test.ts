@@ -4,40 +4,20 @@
  * single-use confirmation token (every refusal, concurrent confirmations, a stale preview), the dependency guard, and
  * affiliate_discount_codes_ensure — through a 2026-07-28 client and a 2025-11-25 client.
  */
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { ExecutionContext } from 'ava';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectLegacy, connectModern, toolError } from '../helpers/mcp.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { personActor, sampleRule } from '../helpers/automations.js';
-import { createPlatformRegistry, type PlatformRegistry } from '../../src/platforms/registry.js';
 import { findSyncShop } from '../../src/sync/shops.js';
 import { createDraft, publishAutomation, setAutomationEnabled } from '../../src/automations/drafts.js';
 import { partnerShopNote, ruleUsesCoupon } from '../../src/coupons/writes.js';
 import type { ShopPlatformAdapter } from '../../src/platforms/types.js';
 import { shopId } from '../helpers/shops.js';
+import { writingServerTest, type WritingServerContext } from '../helpers/writingServer.js';
 
-interface Context {
-  database: TestDatabase;
-  platforms: PlatformRegistry;
-  server: TestServer;
-  key: string;
-}
-
-const test = anyTest as TestFn<Context>;
-const WALL = () => TEST_NOW;
-
-test.before(async (t) => {
-  const database = await createTestDatabase();
-  const platforms = createPlatformRegistry({ db: database.db, wallClock: WALL });
-  const server = await startTestServer(database.db, WALL, undefined, { platforms });
-  t.context = { database, platforms, server, key: await issueKey(database.db) };
-});
-
-test.after.always(async (t) => {
-  await t.context.server?.close();
-  await t.context.database?.drop();
-});
+type Context = WritingServerContext;
+const test = writingServerTest();
 
 /** A connected MCP client of either SDK, with the one method the tests use. */
 interface ToolClient {
