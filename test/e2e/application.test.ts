@@ -4,19 +4,13 @@
  * endpoint from creation to a ping seen in its log, CSRF and clickjacking protections against a foreign page, and the
  * OAuth flow of the official MCP client with the person signing in and consenting in the browser.
  */
-import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
-import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { capabilities, capabilitiesByTool } from '../../src/capabilities/registry.js';
-import { workflowIds } from '../../src/temporal/constants.js';
-import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/entry/compose.js';
-import { testWorkerDeps } from '../helpers/service.js';
+import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -29,12 +23,7 @@ interface Shared {
   database: TestDatabase;
   server: TestServer;
   browser: Browser;
-  worker: Worker;
-  running: Promise<void>;
-  closeWorkerConnection: () => Promise<void>;
-  client: Client;
-  connection: Connection;
-  taskQueue: string;
+  worker: InProcessWorker;
   receiver: Receiver;
   callback: { url: string; close: () => Promise<void> };
 }
@@ -55,29 +44,18 @@ test.before(async (t) => {
   const callback = await startCallbackReceiver();
   // The AI application's own web host (its metadata document) is simulated; everything of the service is real.
   const options = testApplicationOptions({ resolve: fakeDns({ 'client.example.com': ['93.184.215.14'] }).resolve, oauthFetch: metadataDocumentFetch(callback.url) });
-  const taskQueue = `test-app-${crypto.randomBytes(4).toString('hex')}`;
-  const address = process.env.TEMPORAL_ADDRESS!;
-  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({
-    db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: testSettings({ secretsKey: options.key, resolve: fakeDns().resolve }),
-  }));
-  const running = worker.run();
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
-  await ensureWebhookWorkflows(client, taskQueue, { retentionSchedule: false });
+  const worker = await startInProcessWorker(database.db, {
+    prefix: 'test-app', webhookWorkflows: true, webhooks: testSettings({ secretsKey: options.key, resolve: fakeDns().resolve }),
+  });
   const shared: Shared = {
-    database, server: await startApplicationServer(database.db, options), browser: await connectBrowser(), worker, running,
-    closeWorkerConnection: () => workerConnection.close(), client, connection, taskQueue, receiver: await startReceiver(), callback,
+    database, server: await startApplicationServer(database.db, options), browser: await connectBrowser(), worker,
+    receiver: await startReceiver(), callback,
   };
   Object.assign(t.context, shared);
 });
 
 test.after.always(async (t) => {
-  const { client, taskQueue } = t.context;
-  await client?.workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
-  t.context.worker?.shutdown();
-  await t.context.running;
-  await t.context.closeWorkerConnection?.();
-  await t.context.connection?.close();
+  await t.context.worker?.stop();
   await t.context.receiver?.close();
   await t.context.callback?.close();
   await t.context.browser?.close();

@@ -4,18 +4,13 @@
  * the automation and sees the waiting run cancelled; runs a published automation manually for a recent event and sees
  * its steps done; a person without the permission sees the page read-only.
  */
-import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
-import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDraft, publishAutomation } from '../../src/automations/drafts.js';
 import type { Rule } from '../../src/automations/rule.js';
-import { automationConsumerWorkflowId, ensureAutomationWorkflows } from '../../src/temporal/automations.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
 import { lazyTemporalAccess } from '../../src/entry/compose.js';
-import { createWorker } from '../../src/entry/compose.js';
-import { testWorkerDeps } from '../helpers/service.js';
+import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
 import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
@@ -28,13 +23,8 @@ interface Context {
   database: TestDatabase;
   server: TestServer;
   browser: Browser;
-  worker: Worker;
-  running: Promise<void>;
-  closeWorkerConnection: () => Promise<void>;
-  client: Client;
-  connection: Connection;
+  worker: InProcessWorker;
   temporal: TemporalAccess;
-  taskQueue: string;
   browserContext: BrowserContext;
   page: Page;
 }
@@ -44,27 +34,18 @@ const test = anyTest as TestFn<Context>;
 test.before(async (t) => {
   const database = await createTestDatabase();
   await isolateWebhooks(database.db);
-  const taskQueue = `test-app-automations-${crypto.randomBytes(4).toString('hex')}`;
+  const worker = await startInProcessWorker(database.db, { prefix: 'test-app-automations', automationWorkflows: true, webhooks: testSettings() });
   const address = process.env.TEMPORAL_ADDRESS!;
-  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: testSettings() }));
-  const running = worker.run();
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
-  await ensureAutomationWorkflows(client, taskQueue);
   // The page reaches Temporal as `npm start` does: lazily, on the workers' task queue.
   const temporal = lazyTemporalAccess(address, 'default');
   Object.assign(t.context, {
-    database, worker, running, closeWorkerConnection: () => workerConnection.close(), client, connection, temporal, taskQueue,
-    server: await startApplicationServer(database.db, testApplicationOptions({ taskQueue }), undefined, { temporal }), browser: await connectBrowser(),
+    database, worker, temporal,
+    server: await startApplicationServer(database.db, testApplicationOptions({ taskQueue: worker.taskQueue }), undefined, { temporal }), browser: await connectBrowser(),
   });
 });
 
 test.after.always(async (t) => {
-  await t.context.client?.workflow.getHandle(automationConsumerWorkflowId(t.context.taskQueue)).terminate().catch(() => {});
-  t.context.worker?.shutdown();
-  await t.context.running;
-  await t.context.closeWorkerConnection?.();
-  await t.context.connection?.close();
+  await t.context.worker?.stop();
   await t.context.temporal?.close();
   await t.context.browser?.close();
   await t.context.server?.close();
@@ -121,7 +102,7 @@ test.serial('When a person publishes and enables a draft in the page, then an ev
   await waitUntil(async () => (await db('automation_runs').where({ event_id: eventId }).first())?.status === 'cancelled', 30_000);
   t.true(Date.now() - started < 10_000);
   t.regex(await runShows(page, runId, /cancelled/), /cancelled/);
-  await waitUntil(async () => (await t.context.client.workflow.getHandle(runId).describe()).status.name === 'CANCELLED', 30_000);
+  await waitUntil(async () => (await t.context.worker.client.workflow.getHandle(runId).describe()).status.name === 'CANCELLED', 30_000);
   t.falsy(await db('automation_tags').where({ tag: 'a-day-later' }).first());
 });
 

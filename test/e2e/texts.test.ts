@@ -6,16 +6,11 @@
  */
 import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
-import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import ExcelJS from 'exceljs';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
-import { workflowIds } from '../../src/temporal/constants.js';
-import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/entry/compose.js';
 import type { WebhookSettings } from '../../src/webhooks/settings.js';
-import { testWorkerDeps } from '../helpers/service.js';
+import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
 import { makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { connectBrowser, signInInBrowser, freshPagePerTest } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -27,12 +22,7 @@ interface Context {
   database: TestDatabase;
   server: TestServer;
   browser: Browser;
-  worker: Worker;
-  running: Promise<void>;
-  closeWorkerConnection: () => Promise<void>;
-  client: Client;
-  connection: Connection;
-  taskQueue: string;
+  worker: InProcessWorker;
   receiver: Receiver;
   browserContext: BrowserContext;
   page: Page;
@@ -46,29 +36,18 @@ test.before(async (t) => {
   const database = await createTestDatabase();
   await isolateWebhooks(database.db);
   const options = testApplicationOptions();
-  const taskQueue = `test-texts-${crypto.randomBytes(4).toString('hex')}`;
-  const address = process.env.TEMPORAL_ADDRESS!;
   const settings: WebhookSettings = testSettings({ secretsKey: options.key, resolve: fakeDns().resolve });
-  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings }));
-  const running = worker.run();
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
-  await ensureWebhookWorkflows(client, taskQueue, { retentionSchedule: false });
+  const worker = await startInProcessWorker(database.db, { prefix: 'test-texts', webhookWorkflows: true, webhooks: settings });
   const receiver = await startReceiver();
   receiver.secret = (await makeEndpoint(database.db, settings, { url: receiver.url, events: ['product_content.changed', 'category_content.changed'], shops: ['sk'] })).secret;
   const server = await startApplicationServer(database.db, options, undefined, { platforms: createPlatformRegistry({ db: database.db }) });
   Object.assign(t.context, {
-    database, server, browser: await connectBrowser(), worker, running, closeWorkerConnection: () => workerConnection.close(), client, connection, taskQueue, receiver,
+    database, server, browser: await connectBrowser(), worker, receiver,
   });
 });
 
 test.after.always(async (t) => {
-  const { client, taskQueue } = t.context;
-  await client?.workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
-  t.context.worker?.shutdown();
-  await t.context.running;
-  await t.context.closeWorkerConnection?.();
-  await t.context.connection?.close();
+  await t.context.worker?.stop();
   await t.context.browser?.close();
   await t.context.server?.close();
   await t.context.receiver?.close();

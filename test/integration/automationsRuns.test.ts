@@ -5,16 +5,9 @@
  * over REST and MCP.
  */
 import anyTest, { type TestFn } from 'ava';
-import crypto from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import { createDraft, publishAutomation, setAutomationEnabled, type Actor } from '../../src/automations/drafts.js';
 import type { Rule } from '../../src/automations/rule.js';
-import { automationConsumerWorkflowId, ensureAutomationWorkflows } from '../../src/temporal/automations.js';
-import { workflowIds } from '../../src/temporal/constants.js';
-import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
-import { createWorker } from '../../src/entry/compose.js';
-import { testWorkerDeps } from '../helpers/service.js';
+import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectModern } from '../helpers/mcp.js';
@@ -26,12 +19,7 @@ import { fakeDns, isolateWebhooks, makeEndpoint, testSettings } from '../helpers
 interface Context {
   database: TestDatabase;
   server: TestServer;
-  worker: Worker;
-  running: Promise<void>;
-  closeWorkerConnection: () => Promise<void>;
-  client: Client;
-  connection: Connection;
-  taskQueue: string;
+  worker: InProcessWorker;
   receiver: Receiver;
   endpointId: string;
   actor: Actor;
@@ -44,31 +32,18 @@ test.before(async (t) => {
   await isolateWebhooks(database.db);
   await database.db('accounts').where({ code: 'demo' }).update({ plan_code: 'custom' });
   const settings = testSettings({ resolve: fakeDns({ 'receiver.test': ['127.0.0.1'] }).resolve });
-  const taskQueue = `test-automations-${crypto.randomBytes(4).toString('hex')}`;
-  const address = process.env.TEMPORAL_ADDRESS!;
-  const { worker, connection: workerConnection } = await createWorker(testWorkerDeps({ db: database.db, temporalAddress: address, namespace: 'default', taskQueue, webhooks: settings }));
-  const running = worker.run();
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
+  const worker = await startInProcessWorker(database.db, { prefix: 'test-automations', webhookWorkflows: true, automationWorkflows: true, webhooks: settings });
   const receiver = await startReceiver();
   const endpoint = await makeEndpoint(database.db, settings, { url: receiver.url.replace('127.0.0.1', 'receiver.test'), events: ['order.paid'], shops: 'all', name: 'ERP' });
   receiver.secret = endpoint.secret;
-  await ensureWebhookWorkflows(client, taskQueue, { retentionSchedule: false });
-  await ensureAutomationWorkflows(client, taskQueue);
   t.context = {
-    database, server: await startTestServer(database.db), worker, running, closeWorkerConnection: () => workerConnection.close(), client, connection, taskQueue,
+    database, server: await startTestServer(database.db), worker,
     receiver, endpointId: endpoint.id, actor: await personActor(database.db), key: await issueKey(database.db),
   };
 });
 
 test.after.always(async (t) => {
-  const { client, taskQueue } = t.context;
-  await client?.workflow.getHandle(workflowIds.webhookDispatcher(taskQueue)).terminate().catch(() => {});
-  await client?.workflow.getHandle(automationConsumerWorkflowId(taskQueue)).terminate().catch(() => {});
-  t.context.worker?.shutdown();
-  await t.context.running;
-  await t.context.closeWorkerConnection?.();
-  await t.context.connection?.close();
+  await t.context.worker?.stop();
   await t.context.receiver?.close();
   await t.context.server?.close();
   await t.context.database?.drop();
@@ -131,6 +106,6 @@ test.serial('When a person disables an automation whose run waits, then the work
   t.true(Date.now() - started < 10_000);
   const run = await db('automation_runs').where({ event_id: eventId }).first();
   // The workflow records the cancellation, then closes as cancelled.
-  await waitUntil(async () => (await t.context.client.workflow.getHandle(run.run_workflow_id).describe()).status.name === 'CANCELLED', 30_000);
+  await waitUntil(async () => (await t.context.worker.client.workflow.getHandle(run.run_workflow_id).describe()).status.name === 'CANCELLED', 30_000);
   t.falsy(await db('automation_tags').where({ tag: 'late' }).first());
 });

@@ -8,10 +8,9 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import crypto from 'node:crypto';
-import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { allScopes } from '../../src/auth/scopes.js';
-import { createWorker, lazyTemporalAccess } from '../../src/entry/compose.js';
+import { lazyTemporalAccess } from '../../src/entry/compose.js';
 import { AppError } from '../../src/errors.js';
 import { connectMedusaShop } from '../../src/platforms/medusa/connection.js';
 import { connectShop } from '../../src/setup/setup.js';
@@ -29,7 +28,8 @@ import {
 } from '../helpers/medusa.js';
 import { closedPort, type Receiver } from '../helpers/receiver.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
-import { TEST_SECRETS, testParts, testWorkerDeps } from '../helpers/service.js';
+import { TEST_SECRETS, testParts } from '../helpers/service.js';
+import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
 import { waitUntil } from '../helpers/wait.js';
 
 interface Context {
@@ -41,7 +41,7 @@ interface Context {
   adapter: ShopPlatformAdapter;
   server: TestServer;
   temporal: TemporalAccess;
-  worker: { worker: Worker; connection: NativeConnection; running: Promise<void> };
+  worker: InProcessWorker;
   key: string;
   mcp: ModernClient;
   stopForwarding: () => Promise<void>;
@@ -67,16 +67,15 @@ test.before(async (t) => {
       forwardSecret: env.forwardSecret,
     },
   });
-  const taskQueue = `test-medusa-${crypto.randomBytes(4).toString('hex')}`;
-  const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue }));
-  const running = worker.run();
+  const worker = await startInProcessWorker(db, { prefix: 'test-medusa' });
+  const { taskQueue } = worker;
   const temporal: TemporalAccess = { ...lazyTemporalAccess(process.env.TEMPORAL_ADDRESS!, 'default'), taskQueue };
   // A real clock: forwarded events are signed with the current time.
   const server = await startTestServer(db, () => new Date(), undefined, { platforms, temporal });
   const key = await issueKey(db, { scopes: allScopes });
   const mcp = await connectModern(server, key);
   t.context = {
-    database, env, medusa, seed, platforms, adapter: platforms.get('medusa')!, server, temporal, worker: { worker, connection, running }, key, mcp,
+    database, env, medusa, seed, platforms, adapter: platforms.get('medusa')!, server, temporal, worker, key, mcp,
     stopForwarding: async () => undefined,
   };
 });
@@ -86,11 +85,7 @@ test.after.always(async (t) => {
   await t.context.mcp?.close();
   await t.context.server?.close();
   await t.context.temporal?.close();
-  if (t.context.worker) {
-    t.context.worker.worker.shutdown();
-    await t.context.worker.running;
-    await t.context.worker.connection.close();
-  }
+  await t.context.worker?.stop();
   await t.context.database?.drop();
 });
 

@@ -8,15 +8,13 @@
  * driven over raw HTTP with the revision's headers and envelope.
  */
 import anyTest, { type TestFn } from 'ava';
-import crypto from 'node:crypto';
-import type { Worker, NativeConnection } from '@temporalio/worker';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { allScopes } from '../../src/auth/scopes.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
-import { createWorker, lazyTemporalAccess } from '../../src/entry/compose.js';
+import { lazyTemporalAccess } from '../../src/entry/compose.js';
 import { decideProposal } from '../../src/temporal/proposals.js';
-import { testWorkerDeps } from '../helpers/service.js';
+import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { connectLegacy, connectModern, modernRequest, rawMcp, toolError, type LegacyConnection } from '../helpers/mcp.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
@@ -27,7 +25,7 @@ interface Context {
   one: TestServer;
   two: TestServer;
   temporal: TemporalAccess;
-  worker: { worker: Worker; connection: NativeConnection; running: Promise<void> };
+  worker: InProcessWorker;
   key: string;
 }
 const test = anyTest as TestFn<Context>;
@@ -35,24 +33,19 @@ const test = anyTest as TestFn<Context>;
 test.before(async (t) => {
   const database = await createTestDatabase();
   const { db } = database;
-  const taskQueue = `test-tasks-${crypto.randomBytes(4).toString('hex')}`;
-  const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue }));
-  const running = worker.run();
+  const worker = await startInProcessWorker(db, { prefix: 'test-tasks' });
+  const { taskQueue } = worker;
   const temporal: TemporalAccess = { ...lazyTemporalAccess(process.env.TEMPORAL_ADDRESS!, 'default'), taskQueue };
   const one = await startTestServer(db, () => new Date(), undefined, { platforms: createPlatformRegistry({ db }), temporal });
   const two = await startTestServer(db, () => new Date(), undefined, { platforms: createPlatformRegistry({ db }), temporal: { ...lazyTemporalAccess(process.env.TEMPORAL_ADDRESS!, 'default'), taskQueue } });
-  t.context = { database, one, two, temporal, worker: { worker, connection, running }, key: await issueKey(db, { scopes: allScopes }) };
+  t.context = { database, one, two, temporal, worker, key: await issueKey(db, { scopes: allScopes }) };
 });
 
 test.after.always(async (t) => {
   await t.context.one?.close();
   await t.context.two?.close();
   await t.context.temporal?.close();
-  if (t.context.worker) {
-    t.context.worker.worker.shutdown();
-    await t.context.worker.running;
-    await t.context.worker.connection.close();
-  }
+  await t.context.worker?.stop();
   await t.context.database?.drop();
 });
 

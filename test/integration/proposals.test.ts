@@ -5,9 +5,6 @@
  * person's decision carried out, and autonomous texts with their content-change event.
  */
 import anyTest, { type TestFn } from 'ava';
-import crypto from 'node:crypto';
-import type { Worker } from '@temporalio/worker';
-import type { NativeConnection } from '@temporalio/worker';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { allScopes } from '../../src/auth/scopes.js';
 import { fieldHash } from '../../src/content/hash.js';
@@ -18,8 +15,7 @@ import type { TemporalAccess } from '../../src/temporal/access.js';
 import { lazyTemporalAccess } from '../../src/entry/compose.js';
 import { decideProposal, startProposalReconciler } from '../../src/temporal/proposals.js';
 import { waitUntil } from '../helpers/wait.js';
-import { createWorker } from '../../src/entry/compose.js';
-import { testWorkerDeps } from '../helpers/service.js';
+import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
@@ -33,7 +29,7 @@ interface Context {
   server: TestServer;
   bare: TestServer;
   temporal: TemporalAccess;
-  worker: { worker: Worker; connection: NativeConnection; running: Promise<void> };
+  worker: InProcessWorker;
   key: string;
   modern: ModernClient;
 }
@@ -46,9 +42,8 @@ const data = (result: unknown) => (result as { structuredContent: { data: any } 
 test.before(async (t) => {
   const database = await createTestDatabase();
   const { db } = database;
-  const taskQueue = `test-proposals-${crypto.randomBytes(4).toString('hex')}`;
-  const { worker, connection } = await createWorker(testWorkerDeps({ db, temporalAddress: process.env.TEMPORAL_ADDRESS!, namespace: 'default', taskQueue }));
-  const running = worker.run();
+  const worker = await startInProcessWorker(db, { prefix: 'test-proposals' });
+  const { taskQueue } = worker;
   const temporal: TemporalAccess = { ...lazyTemporalAccess(process.env.TEMPORAL_ADDRESS!, 'default'), taskQueue };
   const platforms = createPlatformRegistry({ db });
   // A real clock: proposals expire seven days after it.
@@ -56,7 +51,7 @@ test.before(async (t) => {
   const bare = await startTestServer(db, () => new Date());
   const key = await issueKey(db, { scopes: allScopes });
   const modern = await connectModern(server, key);
-  t.context = { database, server, bare, temporal, worker: { worker, connection, running }, key, modern };
+  t.context = { database, server, bare, temporal, worker, key, modern };
 });
 
 test.after.always(async (t) => {
@@ -64,11 +59,7 @@ test.after.always(async (t) => {
   await t.context.server?.close();
   await t.context.bare?.close();
   await t.context.temporal?.close();
-  if (t.context.worker) {
-    t.context.worker.worker.shutdown();
-    await t.context.worker.running;
-    await t.context.worker.connection.close();
-  }
+  await t.context.worker?.stop();
   await t.context.database?.drop();
 });
 
