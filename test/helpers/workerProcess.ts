@@ -1,7 +1,11 @@
 /** A test worker (one of test/helpers/*WorkerProcess.ts) as a real child process that a test can kill (one copy). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import type { TestFn } from 'ava';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { projectRoot } from '../../src/config/projectRoot.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+import { startTimeSkippingServer } from './timeSkipping.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -36,4 +40,22 @@ export async function startWorkerProcess(script: string, env: Record<string, str
   const worker = spawnWorkerProcess(script, env, ['ready'], children);
   await worker.printed.ready;
   return worker.child;
+}
+
+/** What a crash test file holds: its database, the time-skipping server and the worker processes it may kill. */
+export interface CrashTestContext { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
+
+/**
+ * The set-up of a crash test file: a database and a time-skipping Temporal server before, and after, every worker
+ * process still alive killed before the server goes (a live worker would keep polling a server that is gone).
+ */
+export function crashTestFile<C extends CrashTestContext>(test: TestFn<C>): void {
+  test.before(async (t) => {
+    Object.assign(t.context, { database: await createTestDatabase(), env: await startTimeSkippingServer(), children: [] });
+  });
+  test.after.always(async (t) => {
+    for (const child of t.context.children ?? []) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await t.context.env?.teardown();
+    await t.context.database?.drop();
+  });
 }

@@ -5,27 +5,14 @@
  * has exactly one payout, each holds exactly the commissions that were due, and none is in two payouts.
  */
 import anyTest, { type TestFn } from 'ava';
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startTimeSkippingServer } from '../helpers/timeSkipping.js';
 import { waitUntil } from '../helpers/wait.js';
-import { startWorkerProcess } from '../helpers/workerProcess.js';
+import { startWorkerProcess, crashTestFile, type CrashTestContext } from '../helpers/workerProcess.js';
 
-interface Context { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
+type Context = CrashTestContext;
 const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  t.context = { database: await createTestDatabase(), env: await startTimeSkippingServer(), children: [] };
-});
-
-test.after.always(async (t) => {
-  for (const child of t.context.children ?? []) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await t.context.env?.teardown();
-  await t.context.database?.drop();
-});
+crashTestFile(test);
 
 /** What is due in November 2026 per shop, partner and currency, computed here from the rows (not by the code under test). */
 async function dueGroups(db: Knex, accountId: string): Promise<Map<string, string[]>> {

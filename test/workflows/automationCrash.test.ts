@@ -5,28 +5,16 @@
 import anyTest, { type TestFn } from 'ava';
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createDraft, publishAutomation, setAutomationEnabled } from '../../src/automations/drafts.js';
 import { matchOutboxBatch, startPendingRuns } from '../../src/automations/runs.js';
 import { automationRunWorkflowsClient } from '../../src/temporal/automations.js';
 import { orderEvent, personActor, sampleRule } from '../helpers/automations.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startTimeSkippingServer } from '../helpers/timeSkipping.js';
 import { waitUntil } from '../helpers/wait.js';
-import { startWorkerProcess as startWorker } from '../helpers/workerProcess.js';
+import { startWorkerProcess as startWorker, crashTestFile, type CrashTestContext } from '../helpers/workerProcess.js';
 
-interface Context { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
+type Context = CrashTestContext;
 const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  t.context = { database: await createTestDatabase(), env: await startTimeSkippingServer(), children: [] };
-});
-
-test.after.always(async (t) => {
-  for (const child of t.context.children ?? []) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await t.context.env?.teardown();
-  await t.context.database?.drop();
-});
+crashTestFile(test);
 
 function startWorkerProcess(t: { context: Context }, taskQueue: string): Promise<ChildProcess> {
   return startWorker('automationWorkerProcess', { TEST_DB_URL: t.context.database.url, TEMPORAL_ADDRESS: t.context.env.address, TEST_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn' }, t.context.children);

@@ -7,7 +7,6 @@
 import anyTest, { type TestFn } from 'ava';
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { fieldHash } from '../../src/content/hash.js';
 import { createAvailabilityProposal, createTextProposal } from '../../src/proposals/create.js';
 import { proposalWorkflowId } from '../../src/proposals/model.js';
@@ -15,22 +14,11 @@ import { getDraft } from '../../src/proposals/queries.js';
 import { getProductContent } from '../../src/queries/content.js';
 import { findAccountByCode, findShopByCode } from '../../src/queries/shops.js';
 import { decideProposal, startProposalWorkflow } from '../../src/temporal/proposals.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { startTimeSkippingServer } from '../helpers/timeSkipping.js';
-import { spawnWorkerProcess } from '../helpers/workerProcess.js';
+import { spawnWorkerProcess, crashTestFile, type CrashTestContext } from '../helpers/workerProcess.js';
 
-interface Context { database: TestDatabase; env: TestWorkflowEnvironment; children: ChildProcess[] }
+type Context = CrashTestContext;
 const test = anyTest as TestFn<Context>;
-
-test.before(async (t) => {
-  t.context = { database: await createTestDatabase(), env: await startTimeSkippingServer(), children: [] };
-});
-
-test.after.always(async (t) => {
-  for (const child of t.context.children ?? []) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await t.context.env?.teardown();
-  await t.context.database?.drop();
-});
+crashTestFile(test);
 
 function startWorkerProcess(t: { context: Context }, taskQueue: string, hangAtPosition?: number): { child: ChildProcess; ready: Promise<void>; midWrite: Promise<void> } {
   const { child, printed } = spawnWorkerProcess('proposalWorkerProcess', {
