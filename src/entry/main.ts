@@ -99,14 +99,18 @@ async function main(): Promise<void> {
       `  Health       ${base}/healthz   (readiness: ${base}/readyz)`,
       `  Shop sync    every ${config.SYNC_INTERVAL / 1000} s per shop (Schedules sync-<account>-<shop>), demo clock x${config.DEMO_CLOCK_SPEED}`,
       '',
-      'Get an access key (shown once):',
-      '  npm run cli -- keys create --name my-key --scopes all --interfaces rest,mcp --shops all',
-      `Then: curl -H "Authorization: Bearer sk_..." "${base}/api/v1/orders?market=sk&limit=2"`,
+      // Without an account there is nothing to issue a key for yet: the owner does it after set-up (Access keys).
+      ...(setup ? [] : [
+        'Get an access key (shown once):',
+        '  npm run cli -- keys create --name my-key --scopes all --interfaces rest,mcp --shops all',
+        `Then: curl -H "Authorization: Bearer sk_..." "${base}/api/v1/orders?market=sk&limit=2"`,
+      ]),
       'Logs: one summary line a minute (LOG_LEVEL=debug shows every request). Press Ctrl-C to stop everything started here.',
       '',
       ...(setup ? [
         'First run: this service has no account. Open this one-time link (24 hours) to create the account and its owner:',
         `  ${setup}`,
+        'Then connect a shop and issue access keys in the application.',
         '',
       ] : []),
     ];
