@@ -26,6 +26,9 @@ const TIME_ZONES = [...new Set([...Intl.supportedValuesOf('timeZone'), 'UTC'])].
 /** The 404 every other unknown page gets: once the service is set up the page does not exist. */
 const gone = (res: Response) => renderPage(res, 'error', { title: 'Not found', message: 'There is no such page.' }, 404);
 
+/** The form's fields that can show a problem beside them. */
+const FIELDS = ['name', 'code', 'plan', 'timeZone', 'email', 'password'];
+
 const tokenOf = (value: unknown) => (typeof value === 'string' ? value : '');
 
 export function setupRoutes(deps: ApplicationDeps): Router {
@@ -78,8 +81,11 @@ export function setupRoutes(deps: ApplicationDeps): Router {
       if (!(error instanceof AppError)) throw error;
       // Another link or the CLI made the first account meanwhile, or this link was used in another tab.
       if ((error.code === 'NOT_FOUND' || error.code === 'STATE_CONFLICT') && !(await openLink(res, token))) return;
-      const problems = (error.details?.fields as Record<string, string> | undefined) ?? { [String(error.details?.param ?? 'code')]: error.message };
-      await form(res, { token, expiresAt }, values, problems, `${error.code}: ${Object.keys(problems).length === 1 ? 'one field needs' : 'some fields need'} a change (see below).`, error.status);
+      const problems = (error.details?.fields as Record<string, string> | undefined) ?? { [String(error.details?.param ?? '')]: error.message };
+      // A refusal that names no field of the form is said at the top, so it is never lost.
+      const placed = Object.keys(problems).every((name) => FIELDS.includes(name));
+      const summary = placed ? `${Object.keys(problems).length === 1 ? 'one field needs' : 'some fields need'} a change (see below).` : error.message;
+      await form(res, { token, expiresAt }, values, placed ? problems : {}, `${error.code}: ${summary}`, error.status);
     }
   });
   return router;
