@@ -36,6 +36,7 @@ import { IMPORT_MAX_BYTES } from '../../src/texts/imports.js';
 import { peopleRoutes } from './pages/people.js';
 import { shopsRoutes } from './pages/shops.js';
 import { invitationRoutes } from './pages/invitation.js';
+import { setupRoutes } from './pages/setup.js';
 import { affiliateStaffRoutes } from './pages/affiliate/index.js';
 import type { OAuthServers } from '../oauth/provider.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
@@ -122,6 +123,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(csrfProtection((req) => ownOrigin(deps.application, req)));
   router.use(signInRoutes(deps));
   router.use(invitationRoutes(deps));
+  router.use(setupRoutes(deps));
   router.use(homeRoutes(deps));
   router.use(accountRoutes(deps));
   router.use(keysRoutes(deps));

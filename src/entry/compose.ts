@@ -13,6 +13,7 @@ import { isLoopbackHost, type McpOptions } from '../../api/mcp/router.js';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { createDb, type Db } from '../db/knex.js';
 import { logger } from '../logger.js';
+import { issueSetupToken, setupLink } from '../setup/firstRun.js';
 import { createPlatformRegistry, type PlatformRegistry } from '../platforms/registry.js';
 import { loadSecrets, type Secrets } from '../secrets.js';
 import type { TemporalAccess } from '../temporal/access.js';
@@ -80,6 +81,25 @@ export function configOrExit(): Config {
 /** Where a process that does not start Temporal itself finds it: TEMPORAL_ADDRESS, or the dev server `npm start` runs. */
 export function temporalAddressOf(config: Config): string {
   return config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_PORT}`;
+}
+
+/** The address people open: PUBLIC_BASE_URL, else the listening host and port (loopback for 0.0.0.0). */
+export function baseUrlOf(config: Config): string {
+  return config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+}
+
+/**
+ * While the service has no account, a new one-time set-up link (src/setup/firstRun.ts), else null. A database that
+ * cannot say (not migrated yet) gives none and a warning; the next start tries again.
+ */
+export async function firstRunSetupLink(db: Db, config: Config): Promise<string | null> {
+  try {
+    const token = await issueSetupToken(db, new Date());
+    return token ? setupLink(baseUrlOf(config), token) : null;
+  } catch (err) {
+    logger.warn({ err }, 'no first-run set-up link: the database could not issue one (are the migrations applied?)');
+    return null;
+  }
 }
 
 /** Builds the service's dependencies over `components`; nothing connects yet (knex and Temporal connect on first use). */

@@ -16,7 +16,7 @@ import { ensureWebhookWorkflows } from '../temporal/webhooks.js';
 import { createHttpServer } from '../../api/http/server.js';
 import { startEmailSender } from '../email/sender.js';
 import { serveTemporalMetrics } from '../temporal/worker.js';
-import { compose, startWorker, type Service } from './compose.js';
+import { baseUrlOf, compose, firstRunSetupLink, startWorker, type Service } from './compose.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -83,23 +83,36 @@ async function main(): Promise<void> {
     service.onClose(() => new Promise<void>((resolve) => server.close(() => resolve())));
     // Every request is logged at debug; at info, one line a minute sums them up (LOG_LEVEL=debug shows each).
     service.onClose(startLogSummary(logger));
-    const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+    const base = baseUrlOf(config);
+    // A service without any account (DEMO_DATA=false on a fresh database) is set up in the application: one link a start.
+    const setup = await firstRunSetupLink(db, config);
     const lines = [
       '',
       'Store-operations data service is running.',
       `  REST API     ${base}/api/v1   (contract: ${base}/api/v1/openapi.json)`,
       `  MCP server   ${base}/api/mcp`,
-      `  Application  ${base}/app   (sign in as a person; create one: npm run cli -- people create --email you@example.com --role owner)`,
+      setup
+        ? `  Application  ${base}/app   (no account yet: set the service up with the link below)`
+        : `  Application  ${base}/app   (sign in as a person; create one: npm run cli -- people create --email you@example.com --role owner)`,
       `  Temporal UI  ${temporal.value.uiUrl ?? `(external Temporal at ${temporal.value.address})`}`,
       `  E-mails      ${config.SMTP_URL ? 'sent by SMTP' : 'kept in the outbox, not sent (set SMTP_URL and SMTP_FROM to send)'}; see ${base}/app/emails`,
       `  Health       ${base}/healthz   (readiness: ${base}/readyz)`,
       `  Shop sync    every ${config.SYNC_INTERVAL / 1000} s per shop (Schedules sync-<account>-<shop>), demo clock x${config.DEMO_CLOCK_SPEED}`,
       '',
-      'Get an access key (shown once):',
-      '  npm run cli -- keys create --name my-key --scopes all --interfaces rest,mcp --shops all',
-      `Then: curl -H "Authorization: Bearer sk_..." "${base}/api/v1/orders?market=sk&limit=2"`,
+      // Without an account there is nothing to issue a key for yet: the owner does it after set-up (Access keys).
+      ...(setup ? [] : [
+        'Get an access key (shown once):',
+        '  npm run cli -- keys create --name my-key --scopes all --interfaces rest,mcp --shops all',
+        `Then: curl -H "Authorization: Bearer sk_..." "${base}/api/v1/orders?market=sk&limit=2"`,
+      ]),
       'Logs: one summary line a minute (LOG_LEVEL=debug shows every request). Press Ctrl-C to stop everything started here.',
       '',
+      ...(setup ? [
+        'First run: this service has no account. Open this one-time link (24 hours) to create the account and its owner:',
+        `  ${setup}`,
+        'Then connect a shop and issue access keys in the application.',
+        '',
+      ] : []),
     ];
     process.stdout.write(lines.join('\n') + '\n');
   } catch (error) {

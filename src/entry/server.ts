@@ -4,7 +4,7 @@ import { createHttpServer } from '../../api/http/server.js';
 import { logger } from '../logger.js';
 import { startLogSummary } from '../logSummary.js';
 import { startProposalReconciler } from '../temporal/proposals.js';
-import { compose, configOrExit, temporalAddressOf } from './compose.js';
+import { compose, configOrExit, firstRunSetupLink, temporalAddressOf } from './compose.js';
 
 const config = configOrExit();
 if (!config.DATABASE_URL) {
@@ -16,7 +16,14 @@ const service = compose(config, { databaseUrl: config.DATABASE_URL, temporalAddr
 // Proposals whose workflow could not be started (Temporal unreachable then) get it within a minute.
 const stopReconciler = startProposalReconciler(service.db, service.temporal);
 service.onClose(async () => stopReconciler());
-const server = createHttpServer(createApp(service.app)).listen(config.PORT, config.HOST, () => logger.info({ port: config.PORT }, 'api listening'));
+const server = createHttpServer(createApp(service.app)).listen(config.PORT, config.HOST, () => {
+  // While the service has no account, each API process prints its own one-time set-up link (any of them works, once),
+  // before `api listening`: a start that prints none has none.
+  void firstRunSetupLink(service.db, config).then((link) => {
+    if (link) logger.info({ setupUrl: link }, `first run: no account yet; open ${link} within 24 hours to create the account and its owner`);
+    logger.info({ port: config.PORT }, 'api listening');
+  });
+});
 service.onClose(() => new Promise<void>((resolve) => server.close(() => resolve())));
 service.onClose(startLogSummary(logger));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

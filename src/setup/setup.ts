@@ -29,18 +29,29 @@ export function isTimeZone(zone: string): boolean {
 
 export interface AccountInput { code: string; name: string; planCode: string; timeZone: string }
 
-/** Creates an account; its first owner is created next (`people create --role owner`, then that person invites others). */
-export async function createAccount(db: Db, input: AccountInput): Promise<{ id: string; code: string }> {
-  if (!CODE.test(input.code)) throw invalid('code', 'lower-case letters, digits and dashes, 1-32 characters');
-  if (!input.name.trim()) throw invalid('name', 'must not be empty');
-  if (!isTimeZone(input.timeZone)) throw invalid('timeZone', `\`${input.timeZone}\` is not an IANA time zone such as Europe/Bratislava`);
+/**
+ * Every problem of an account's fields, in the order the CLI reports them (code, name, zone, plan, code taken): the
+ * CLI stops at the first, the set-up page (src/setup/firstRun.ts) shows each beside its field. The rules live only here.
+ */
+export async function accountProblems(db: Db, input: AccountInput): Promise<AppError[]> {
+  const problems: AppError[] = [];
+  if (!CODE.test(input.code)) problems.push(invalid('code', 'lower-case letters, digits and dashes, 1-32 characters'));
+  if (!input.name.trim()) problems.push(invalid('name', 'must not be empty'));
+  if (!isTimeZone(input.timeZone)) problems.push(invalid('timeZone', `\`${input.timeZone}\` is not an IANA time zone such as Europe/Bratislava`));
   const plan = await db('plans').where({ code: input.planCode }).first('code');
   if (!plan) {
     const plans = (await db('plans').orderBy('sort_order').select('code')).map((p) => p.code);
-    throw invalid('plan', `no plan \`${input.planCode}\`; plans are ${plans.join(', ')}`);
+    problems.push(invalid('plan', `no plan \`${input.planCode}\`; plans are ${plans.join(', ')}`));
   }
   const taken = await db('accounts').where({ code: input.code }).first('id');
-  if (taken) throw new AppError('ALREADY_EXISTS', `An account \`${input.code}\` exists already.`, { param: 'code' });
+  if (taken) problems.push(new AppError('ALREADY_EXISTS', `An account \`${input.code}\` exists already.`, { param: 'code' }));
+  return problems;
+}
+
+/** Creates an account; its first owner is created next (`people create --role owner`, or the set-up page does both). */
+export async function createAccount(db: Db, input: AccountInput): Promise<{ id: string; code: string }> {
+  const [first] = await accountProblems(db, input);
+  if (first) throw first;
   const [row] = await db('accounts').insert({ code: input.code, name: input.name.trim(), plan_code: input.planCode, time_zone: input.timeZone }).returning('id');
   return { id: String(row.id ?? row), code: input.code };
 }

@@ -21,7 +21,8 @@ interface Context {
 
 const test = anyTest as TestFn<Context>;
 
-/** The pages a signed-in owner can open from the navigation, and the pages behind them that need no prepared data. */
+/** The pages a signed-in owner can open from the navigation, and the pages behind them that need no prepared data.
+ * (`/app/setup` exists only while the service has no account; test/e2e/setup.test.ts measures it the same way.) */
 export const APPLICATION_PAGES = [
   '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/products', '/app/products?market=sk&search=NOTHING-MATCHES', '/app/products/import',
   '/app/categories', '/app/categories?market=sk&search=NOTHING-MATCHES',

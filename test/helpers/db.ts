@@ -1,7 +1,7 @@
 /** A private copy of the migrated, demo-loaded template database for one test file (real Postgres, never mocked). */
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { createDb, type Db } from '../../src/db/knex.js';
+import { createDb, migrateLatest, type Db } from '../../src/db/knex.js';
 import { databaseUrl } from './globalSetup.js';
 
 export interface TestDatabase {
@@ -36,6 +36,24 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const url = databaseUrl(process.env.TEST_PG_ADMIN_URL, name);
   const db = createDb(url);
+  return {
+    db,
+    url,
+    drop: async () => {
+      await db.destroy();
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+/** A private migrated database with no account at all: the service as a production start without demo data finds it. */
+export async function createEmptyTestDatabase(): Promise<TestDatabase> {
+  if (!process.env.TEST_PG_ADMIN_URL) throw new Error('Run tests with npm test (TEST_PG_ADMIN_URL missing).');
+  const name = `svc_empty_${crypto.randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database ${name}`));
+  const url = databaseUrl(process.env.TEST_PG_ADMIN_URL, name);
+  const db = createDb(url);
+  await migrateLatest(db);
   return {
     db,
     url,

@@ -46,6 +46,8 @@ test('When npm start gets a terminal Ctrl-C, then it stops HTTP, the worker, Tem
   t.true(await up, `npm start came up:\n${output}`);
   const spec = await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`);
   t.is(spec.status, 200);
+  // No demo data on a fresh database: no account, so the banner ends with the one-time set-up link (decision SU1).
+  t.regex(output, new RegExp(`First run: this service has no account\\..*\n  http://127\\.0\\.0\\.1:${port}/app/setup\\?token=[A-Za-z0-9_-]{43}\n`));
 
   process.kill(-child.pid!, 'SIGINT');
   t.is(await exited, 0, output);

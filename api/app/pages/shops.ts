@@ -15,6 +15,7 @@ import { renderPage } from '../render.js';
 import { currentPerson, requirePermission, requirePerson } from '../session.js';
 
 const DONE: Record<string, string> = {
+  setup: 'The account is ready and you are its owner. Connect its first shop below; then invite people under People, and turn on a second factor under Your account.',
   connect: 'Connected: the test connection passed, the credentials are stored encrypted; the first sync starts within a minute.',
   disconnect: 'Disconnected: its sync stops within a minute, its data and events stay, its credentials were deleted.',
 };

@@ -3,6 +3,7 @@ import express, { type Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { checkPassword, checkSecondFactor, purgeUnknownAddressFailures } from '../../../src/people/signIn.js';
 import { purgeEndedSessions } from '../../../src/people/sessions.js';
+import { hasAnyAccount } from '../../../src/setup/firstRun.js';
 import { purgeExpiredArtifacts } from '../../../src/oauth/adapter.js';
 import { field } from '../forms.js';
 import type { ApplicationDeps } from '../index.js';
@@ -21,7 +22,9 @@ export function signInRoutes(deps: ApplicationDeps): Router {
   router.get('/sign-in', async (req, res) => {
     if (appState(res).person) return res.redirect(303, safeReturnPath(req.query.next));
     await ensureSession(db, now(), req, res);
-    renderPage(res, 'signIn', { title: 'Sign in', next: safeReturnPath(req.query.next), email: '', error: null });
+    // A service nobody has set up yet: nobody can sign in, so the page says where to begin.
+    const firstRun = !(await hasAnyAccount(db));
+    renderPage(res, 'signIn', { title: 'Sign in', next: safeReturnPath(req.query.next), email: '', error: null, firstRun });
   });
 
   router.post('/sign-in', limiter, async (req, res) => {
