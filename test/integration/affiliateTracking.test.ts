@@ -153,6 +153,24 @@ test('When one address floods a link, then it is counted as one click and after 
   t.is((await db('affiliate_clicks').where({ partner_id: p.id })).length, 2);
 });
 
+test.serial('When the same browser follows a link again just inside 10 minutes of its click, then it is a repeat; at 10 minutes it is a new click', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  const at = async (offsetMs: number) => {
+    t.context.clock.now = new Date(TEST_NOW.getTime() + offsetMs);
+    t.is((await browserGet(t, `${prefix}/r/${p.handle}`, { 'User-Agent': 'window check' })).status, 302);
+  };
+  try {
+    await at(0);
+    await at(10 * 60_000 - 1_000);
+    t.deepEqual((await db('affiliate_clicks').where({ partner_id: p.id }).select('repeats')).map((c) => c.repeats), [1], 'a repeat of the first click');
+    await at(10 * 60_000 + 1_000);
+    t.is((await db('affiliate_clicks').where({ partner_id: p.id })).length, 2, 'a new click after the window');
+  } finally {
+    t.context.clock.now = TEST_NOW;
+  }
+});
+
 test.serial('When the thank-you page beacon reports a synced order with a click inside the window, then the order becomes the partner\'s click conversion; outside the window it stays unattributed', async (t) => {
   const db = t.context.database.db;
   const p = await newPartner(t);
