@@ -165,7 +165,7 @@ test('When a partner brings an order in a month, then it is tracked, approved, p
   const pixel = await beaconAnswered;
   t.is(pixel.status(), 200);
   t.is(pixel.headers()['content-type'], 'image/gif');
-  t.deepEqual(await db('affiliate_beacons').where({ order_code: order!.code }).select('outcome', 'reason'), [{ outcome: 'unattributed', reason: 'order_not_synced' }]);
+  t.deepEqual(await db('affiliate_beacons').where({ shop_id: shop.id, order_code: order!.code }).select('outcome', 'reason'), [{ outcome: 'unattributed', reason: 'order_not_synced' }]);
 
   // ---- The sync brings the shop's orders up to 10 December, past the order's 14-day return period.
   await syncArea(db, platform, shop, 'orders', syncedUntil, { batchSize: 100 });

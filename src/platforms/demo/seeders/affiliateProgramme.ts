@@ -283,8 +283,7 @@ export async function simulateDemoVisits(
   const codes = new Set((await run.rows<{ code: string }>(k('affiliate_discount_codes').where({ shop_id: shop.id }).select('code'))).map((r) => r.code));
   const beaconed = new Set((await run.rows<{ order_code: string }>(k('affiliate_order_visitors').where({ shop_id: shop.id })
     .whereRaw('order_code = any(?::text[])', [orders.map((o) => o.code)]).select('order_code'))).map((r) => r.order_code));
-  const targets = await linkTargets(run, shop.id);
-  const shoppers: DemoShopper[] = [];
+  const shoppers: Array<DemoShopper & { type: 'home' | 'product' | 'category'; code: string }> = [];
   const placed: Array<{ code: string; at: Date }> = [];
   for (const o of orders) {
     if (o.coupon_code !== null && codes.has(o.coupon_code)) continue;
@@ -300,11 +299,13 @@ export async function simulateDemoVisits(
     const gapMs = Math.round(rng.float(0.02, campaign.attribution_window_days * 1.2) * DAY_MS);
     const visitor = rng.hex(8);
     const type = rng.pick(['home', 'product', 'category'] as const);
-    const target = targetPath(targets, type, createRandom(shop.seed, 'affiliate-visit-target', shop.code, o.code));
-    shoppers.push({ handle: partner.handle, campaignId: String(campaign.id), at: orderedMs - gapMs, visitor, target });
+    shoppers.push({ handle: partner.handle, campaignId: String(campaign.id), at: orderedMs - gapMs, visitor, target: '/', type, code: o.code });
     placed.push({ code: o.code, at: o.created_at });
   }
   if (!shoppers.length) return;
+  // Most sync batches have no visit: the shop's products and categories are read only when one does.
+  const targets = await linkTargets(run, shop.id);
+  for (const s of shoppers) s.target = targetPath(targets, s.type, createRandom(shop.seed, 'affiliate-visit-target', shop.code, s.code));
   const tracked = await trackedShop(run, shop.id, shop.seed);
   const clicks = await followLinks(run, tracked, shop.seed, shoppers);
   // The thank-you page hands back the order and the click the shop received with the shopper.
