@@ -229,8 +229,9 @@ export interface ShopPlatformAdapter {
   /** The coupon as the shop has it now (live, not the mirror), or null when the shop has no such coupon. */
   readCoupon(shop: PlatformShop, code: string): Promise<PlatformCouponState | null>;
   /**
-   * Optional, for a simulated platform only (the demo): in the transaction that applies a batch of orders, records
-   * what the service's own visitor tracking would have seen of these orders' shoppers. Real platforms leave it out.
+   * Optional, for a simulated platform only (the demo): in the transaction that applies a batch of orders, lets these
+   * orders' simulated shoppers click and send beacons through the service's own tracking (src/affiliate/tracking, as a
+   * client of the service would, AM1). Real platforms leave it out: their shoppers reach `/r/` and `/b` themselves.
    */
   simulateTrackedVisits?(trx: Knex.Transaction, shop: PlatformShop, orders: PlatformOrder[]): Promise<void>;
 }

@@ -190,7 +190,8 @@ test.serial('When the thank-you page beacon reports a synced order with a click 
   const conversions = await api(t.context.server, `/affiliate/conversions?market=sk&partnerId=${p.id}`, t.context.key);
   t.is(conversions.status, 200);
   t.deepEqual(conversions.body.data.map((c: any) => [c.orderCode, c.source, c.partnerId]), [[inside.code, 'click', p.id]]);
-  const beacons = await db('affiliate_beacons').whereIn('order_code', [inside.code, outside.code]).orderBy('id').select('order_code', 'outcome', 'reason');
+  // Other shops' demo shoppers send beacons too (some with the same order codes): this shop's only.
+  const beacons = await db('affiliate_beacons').where({ shop_id: t.context.shopId }).whereIn('order_code', [inside.code, outside.code]).orderBy('id').select('order_code', 'outcome', 'reason');
   t.deepEqual(beacons, [
     { order_code: inside.code, outcome: 'attributed', reason: null },
     { order_code: outside.code, outcome: 'unattributed', reason: 'outside_window' },
@@ -212,7 +213,7 @@ test('When a beacon names an unknown click, an order not yet synced, or nothing,
   t.is(malformed.status, 204);
   const nothing = await browserGet(t, `${prefix}/b`);
   t.is(nothing.status, 200);
-  const rows = await db('affiliate_beacons').whereIn('order_code', ['BEACON-UNKNOWN-CLICK', 'BEACON-NOT-SYNCED']).orderBy('id').select('order_code', 'outcome', 'reason');
+  const rows = await db('affiliate_beacons').where({ shop_id: t.context.shopId }).whereIn('order_code', ['BEACON-UNKNOWN-CLICK', 'BEACON-NOT-SYNCED']).orderBy('id').select('order_code', 'outcome', 'reason');
   t.deepEqual(rows, [
     { order_code: 'BEACON-UNKNOWN-CLICK', outcome: 'unattributed', reason: 'unknown_click' },
     { order_code: 'BEACON-NOT-SYNCED', outcome: 'unattributed', reason: 'order_not_synced' },
@@ -220,4 +221,46 @@ test('When a beacon names an unknown click, an order not yet synced, or nothing,
   // The visitor is kept for the order, so the sync attributes it when the order arrives.
   const visitor = await db('affiliate_order_visitors').where({ shop_id: t.context.shopId, order_code: 'BEACON-NOT-SYNCED' }).first('visitor_id');
   t.truthy(visitor);
+});
+
+test('When the demo was loaded, then its shoppers\' clicks and beacons went through the tracking rules: hashed, tokened, only approved partners, every click conversion beaconed', async (t) => {
+  const db = t.context.database.db;
+  const demo = await db('affiliate_clicks as k').join('affiliate_partners as p', 'p.id', 'k.partner_id').where('k.shop_id', t.context.shopId)
+    .where('k.clicked_at', '<=', TEST_NOW).select('k.token', 'k.ip_hash', 'k.ua_hash', 'k.target_url', 'k.target_type', 'k.target_ref', 'p.state', 'p.partner_index');
+  t.true(demo.length > 1000, `the demo's shoppers clicked (${demo.length})`);
+  t.true(demo.every((c) => c.token && c.ip_hash && c.ua_hash && c.target_url?.startsWith('https://www.domov-kuchyna.sk/')), 'recorded as /r/ records a click');
+  t.false(demo.some((c) => /^10\./.test(c.ip_hash) || /Mozilla/.test(c.ua_hash)), 'addresses and browsers only as keyed hashes');
+  // The suspended partner (demo index 9) is suspended now: its links record nothing (A8), in the loaded history too.
+  t.deepEqual([...new Set(demo.map((c) => c.state))], ['approved']);
+  t.false(demo.some((c) => c.partner_index === 9));
+  t.true(demo.some((c) => c.target_type === 'product' && c.target_ref), 'product links as partners make them');
+  // Every click conversion of the history came from a thank-you page beacon with its click, attributed.
+  const conversions = await db('affiliate_conversions').where({ shop_id: t.context.shopId, source: 'click' }).where('ordered_at', '<=', TEST_NOW).select('order_code', 'click_id');
+  t.true(conversions.length > 10, `click conversions (${conversions.length})`);
+  const beacons = new Map((await db('affiliate_beacons').where({ shop_id: t.context.shopId }).whereIn('order_code', conversions.map((c) => c.order_code))
+    .select('order_code', 'outcome', 'click_id')).map((b) => [b.order_code, b]));
+  for (const c of conversions) t.like(beacons.get(c.order_code), { outcome: 'attributed', click_id: c.click_id }, c.order_code);
+  // About one in six demo clicks is older than the window: its beacon is unattributed, as a real one would be.
+  const outside = await db('affiliate_beacons').where({ shop_id: t.context.shopId, outcome: 'unattributed', reason: 'outside_window' }).where('received_at', '<=', TEST_NOW).count({ n: '*' }).first();
+  t.true(Number(outside!.n) > 0);
+});
+
+test('When one batch of clicks repeats an address on a link, then the flood rule counts it as the endpoint would: one click, 20 repeats, then refused', async (t) => {
+  const db = t.context.database.db;
+  const p = await newPartner(t);
+  const { recordClicks } = await import('../../src/affiliate/tracking/clicks.js');
+  const { knexRunner } = await import('../../src/affiliate/sql.js');
+  const shop = { shopId: t.context.shopId, accountId: t.context.accountId, baseUrl: 'https://www.domov-kuchyna.sk' };
+  const at = (minute: number) => new Date(TEST_NOW.getTime() - 60 * 60_000 + minute * 60_000);
+  // 23 clicks within 10 minutes from one address and browser, then one 10 minutes after the first (a new click).
+  const reqs = [...Array.from({ length: 23 }, (_, i) => ({ handle: p.handle, ip: '198.51.100.7', userAgent: 'batch', now: at(i * 0.25) })), { handle: p.handle, ip: '198.51.100.7', userAgent: 'batch', now: at(10.5) }];
+  const outcomes = await db.transaction((trx) => recordClicks(knexRunner(trx), shop, Buffer.alloc(32, 7), [...reqs].reverse()));
+  t.deepEqual(outcomes.map((o) => (o.kind === 'redirect' ? o.counted : o.kind)).reverse(), ['new', ...Array(20).fill('repeat'), 'flooded', 'flooded', 'new']);
+  const clicks = await db('affiliate_clicks').where({ partner_id: p.id }).orderBy('clicked_at').select('repeats', 'clicked_at', 'last_seen_at');
+  t.deepEqual(clicks.map((c) => c.repeats), [20, 0]);
+  t.is(clicks[0].last_seen_at.toISOString(), at(5).toISOString());
+  // The same address once more, a minute later, through the endpoint's function: a repeat of the second click.
+  const again = await db.transaction((trx) => recordClicks(knexRunner(trx), shop, Buffer.alloc(32, 7), [{ handle: p.handle, ip: '198.51.100.7', userAgent: 'batch', now: at(11.5) }]));
+  t.is(again[0].kind === 'redirect' && again[0].counted, 'repeat');
+  t.deepEqual((await db('affiliate_clicks').where({ partner_id: p.id }).orderBy('clicked_at').pluck('repeats')), [20, 1]);
 });

@@ -150,7 +150,7 @@ export class DemoPlatform implements ShopPlatformAdapter {
     return { ok: true, settings: { ...settings } };
   }
 
-  /** Demo shops have no real shoppers: what the service's tracking saw of them is simulated from the shop's seed. */
+  /** Demo shops have no real shoppers: simulated ones (from the shop's seed) click and send beacons through the service's tracking (AM1). */
   async simulateTrackedVisits(trx: Knex.Transaction, shop: PlatformShop, orders: PlatformOrder[]): Promise<void> {
     if (typeof shop.settings.seed !== 'number') return;
     await simulateDemoVisits(knexRunner(trx), { id: shop.id, code: shop.code, seed: shop.settings.seed },

@@ -4,6 +4,7 @@
  * campaigns, the partners' discount codes, code requests, and tracked clicks. Shoppers' visits are simulated by the
  * service's own tracking (clicks and the thank-you page beacon); conversions are then attributed from the real orders.
  */
+import crypto from 'node:crypto';
 import type { ShopDefinition } from '../catalogue.js';
 import { PEOPLE } from '../cataloguePeople.js';
 import { PARTNER_HANDLES } from '../coupons.js';
@@ -11,6 +12,7 @@ import { createRandom } from '../random.js';
 import type { GeneratedCoupon } from '../types.js';
 import type { SqlRunner } from '../../../affiliate/sql.js';
 import { ensureDemoContent, seedDemoSignatures } from './affiliateContent.js';
+import { recordBeacons, recordClicks, type ClickOutcome, type PortalShop } from '../../../affiliate/tracking/clicks.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -70,7 +72,7 @@ function fakeIban(country: string, rng: ReturnType<typeof createRandom>): string
 }
 
 /** The programme and its partners (account level); concurrent shop loads of one account insert the same rows once. */
-async function ensureAccountProgramme(run: SqlRunner, input: DemoAffiliateInput): Promise<PartnerRef[]> {
+async function ensureAccountProgramme(run: SqlRunner, input: DemoAffiliateInput): Promise<Array<PartnerRef & { handle: string }>> {
   const k = run.knex;
   const created = new Date(input.windowStartMs - 10 * DAY_MS);
   await run.rows(k('affiliate_programmes').insert({
@@ -189,9 +191,59 @@ async function seedPortal(run: SqlRunner, input: DemoAffiliateInput): Promise<vo
   }).onConflict('shop_id').ignore());
 }
 
+/**
+ * The demo's shoppers as the service's tracking meets them (AM1): each visit is a click on the partner's tracked link
+ * and each order the thank-you page's beacon, recorded by the same functions the `/r/` and `/b` endpoints call, so
+ * their rules (keyed hashes, approved partners and available campaigns only, the flood rule, attribution) hold for the
+ * demo too. A shopper is an invented address and browser drawn from the shop's seed; their hashes use a key derived
+ * from that seed (nothing real to protect, and the loader runs without SECRETS_KEY).
+ */
+interface DemoShopper { handle: string; campaignId: string; at: number; visitor: string; target: string }
+
+const USER_AGENTS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Linux; Android 14; SM-A546B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:132.0) Gecko/20100101 Firefox/132.0',
+];
+
+async function trackedShop(run: SqlRunner, shopId: string, seed: number): Promise<{ shop: PortalShop; key: Buffer }> {
+  const [row] = await run.rows<{ account_id: string; base_url: string }>(run.knex('shops').where({ id: shopId }).select('account_id', 'base_url'));
+  return { shop: { shopId, accountId: String(row.account_id), baseUrl: row.base_url }, key: crypto.createHmac('sha256', `demo-shoppers:${seed}`).update('affiliate-tracking').digest() };
+}
+
+/** Follows the shoppers' tracked links (their own address, browser and cookie); the outcomes in the same order. */
+async function followLinks(run: SqlRunner, tracked: { shop: PortalShop; key: Buffer }, seed: number, shoppers: DemoShopper[]): Promise<ClickOutcome[]> {
+  const outcomes: ClickOutcome[] = [];
+  for (let i = 0; i < shoppers.length; i += 2000) {
+    outcomes.push(...await recordClicks(run, tracked.shop, tracked.key, shoppers.slice(i, i + 2000).map((s) => {
+      const rng = createRandom(seed, 'affiliate-shopper', s.visitor);
+      return {
+        handle: s.handle, campaignId: s.campaignId, to: new URL(s.target, tracked.shop.baseUrl).toString(), now: new Date(s.at), visitorId: s.visitor,
+        ip: `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`, userAgent: rng.pick(USER_AGENTS),
+      };
+    })));
+  }
+  return outcomes;
+}
+
+/** Where a shopper's link points: the home page, a product or a category of the shop (as partners link them). */
+async function linkTargets(run: SqlRunner, shopId: string): Promise<{ product: string[]; category: string[] }> {
+  const k = run.knex;
+  const products = await run.rows<{ code: string }>(k('products').where({ shop_id: shopId }).orderBy('code').limit(40).select('code'));
+  const categories = await run.rows<{ guid: string }>(k('categories').where({ shop_id: shopId }).orderBy('guid').limit(20).select('guid'));
+  return { product: products.map((p) => `/product/${encodeURIComponent(p.code)}`), category: categories.map((c) => `/category/${encodeURIComponent(c.guid)}`) };
+}
+
+function targetPath(targets: { product: string[]; category: string[] }, type: 'home' | 'product' | 'category', rng: ReturnType<typeof createRandom>): string {
+  const list = type === 'home' ? [] : targets[type];
+  return list.length ? rng.pick(list) : '/';
+}
+
 /** A shop's noise: clicks on partners' links that did not lead to an order (some days none). */
-async function seedBrowsingClicks(run: SqlRunner, input: DemoAffiliateInput, partners: PartnerRef[], campaigns: CampaignRef[]): Promise<void> {
-  const rows: Record<string, unknown>[] = [];
+async function seedBrowsingClicks(run: SqlRunner, input: DemoAffiliateInput, partners: Array<PartnerRef & { handle: string }>, campaigns: CampaignRef[]): Promise<void> {
+  const shoppers: DemoShopper[] = [];
   const active = partners.filter((p) => p.partner_index !== null && p.state !== 'waiting');
   const startDay = Math.floor(input.windowStartMs / DAY_MS);
   const endDay = Math.floor(input.historyEndMs / DAY_MS);
@@ -204,32 +256,38 @@ async function seedBrowsingClicks(run: SqlRunner, input: DemoAffiliateInput, par
         const at = day * DAY_MS + rng.int(0, DAY_MS - 1);
         if (at > input.historyEndMs) continue;
         const campaign = TOP_PARTNER_INDEXES.includes(p.partner_index!) && rng.chance(0.5) ? campaigns[1] : campaigns[0];
-        rows.push({ shop_id: input.shopId, partner_id: p.id, campaign_id: campaign.id, visitor_id: rng.hex(8), clicked_at: new Date(at), target_type: 'home', target_ref: null });
+        shoppers.push({ handle: p.handle, campaignId: String(campaign.id), at, visitor: rng.hex(8), target: '/' });
       }
     }
   }
-  for (let i = 0; i < rows.length; i += 2000) await run.rows(run.knex('affiliate_clicks').insert(rows.slice(i, i + 2000)));
+  // A suspended partner's links record nothing now (A8), so the suspended partner has no clicks in the history either.
+  await followLinks(run, await trackedShop(run, input.shopId, input.shopSeed), input.shopSeed, shoppers);
 }
 
 /**
- * The shoppers of these orders as the service's tracking saw them: a few came through a partner's tracked link (the
- * click, then the thank-you page beacon with the same visitor). Some clicks are older than the campaign's window,
- * so they do not attribute. Orders with a partner code are left out (the code attributes them). Idempotent per order.
+ * The shoppers of these orders: a few came through a partner's tracked link (the click, then the thank-you page's
+ * beacon with the click's token). Some clicks are older than the campaign's window, so they do not attribute. Orders
+ * with a partner code are left out (the code attributes them), and so are orders whose beacon was already recorded
+ * (an order the sync reads again after a change).
  */
 export async function simulateDemoVisits(
   run: SqlRunner, shop: { id: string; code: string; seed: number }, orders: Array<{ code: string; created_at: Date; coupon_code: string | null }>,
 ): Promise<void> {
   const k = run.knex;
-  const partners = await run.rows<PartnerRef>(k('affiliate_partners as p').join('shops as s', 's.account_id', 'p.account_id')
-    .where('s.id', shop.id).whereNotNull('p.partner_index').where('p.state', 'approved').select('p.id', 'p.partner_index', 'p.state', 'p.registered_at').orderBy('p.partner_index'));
+  const partners = await run.rows<PartnerRef & { handle: string }>(k('affiliate_partners as p').join('shops as s', 's.account_id', 'p.account_id')
+    .where('s.id', shop.id).whereNotNull('p.partner_index').where('p.state', 'approved')
+    .select('p.id', 'p.partner_index', 'p.state', 'p.registered_at', 'p.handle').orderBy('p.partner_index'));
   const campaigns = await run.rows<CampaignRef & { is_default: boolean }>(k('affiliate_campaigns').where({ shop_id: shop.id, enabled: true }).orderBy('id')
     .select('id', 'attribution_window_days', 'availability', 'enabled', 'is_default'));
-  if (!partners.length || !campaigns.length) return;
+  if (!partners.length || !campaigns.length || !orders.length) return;
   const codes = new Set((await run.rows<{ code: string }>(k('affiliate_discount_codes').where({ shop_id: shop.id }).select('code'))).map((r) => r.code));
-  const clicks: Record<string, unknown>[] = [];
-  const visitors: Record<string, unknown>[] = [];
+  const beaconed = new Set((await run.rows<{ order_code: string }>(k('affiliate_order_visitors').where({ shop_id: shop.id })
+    .whereRaw('order_code = any(?::text[])', [orders.map((o) => o.code)]).select('order_code'))).map((r) => r.order_code));
+  const shoppers: Array<DemoShopper & { type: 'home' | 'product' | 'category'; code: string }> = [];
+  const placed: Array<{ code: string; at: Date }> = [];
   for (const o of orders) {
     if (o.coupon_code !== null && codes.has(o.coupon_code)) continue;
+    if (beaconed.has(o.code)) continue;
     const rng = createRandom(shop.seed, 'affiliate-visit', shop.code, o.code);
     if (!rng.chance(CLICK_ORDER_SHARE)) continue;
     const orderedMs = o.created_at.getTime();
@@ -240,15 +298,21 @@ export async function simulateDemoVisits(
     // Mostly within the window; about one in six clicks is older, and so attributes nothing.
     const gapMs = Math.round(rng.float(0.02, campaign.attribution_window_days * 1.2) * DAY_MS);
     const visitor = rng.hex(8);
-    const target = rng.pick(['home', 'product', 'category'] as const);
-    clicks.push({ shop_id: shop.id, partner_id: partner.id, campaign_id: campaign.id, visitor_id: visitor, clicked_at: new Date(orderedMs - gapMs), target_type: target, target_ref: null });
-    visitors.push({ shop_id: shop.id, order_code: o.code, visitor_id: visitor, recorded_at: o.created_at });
+    const type = rng.pick(['home', 'product', 'category'] as const);
+    shoppers.push({ handle: partner.handle, campaignId: String(campaign.id), at: orderedMs - gapMs, visitor, target: '/', type, code: o.code });
+    placed.push({ code: o.code, at: o.created_at });
   }
-  if (!visitors.length) return;
-  const recorded = new Set((await run.rows<{ order_code: string }>(k('affiliate_order_visitors').insert(visitors)
-    .onConflict(['shop_id', 'order_code']).ignore().returning('order_code'))).map((r) => r.order_code));
-  const fresh = clicks.filter((_, i) => recorded.has(visitors[i].order_code as string));
-  for (let i = 0; i < fresh.length; i += 2000) await run.rows(k('affiliate_clicks').insert(fresh.slice(i, i + 2000)));
+  if (!shoppers.length) return;
+  // Most sync batches have no visit: the shop's products and categories are read only when one does.
+  const targets = await linkTargets(run, shop.id);
+  for (const s of shoppers) s.target = targetPath(targets, s.type, createRandom(shop.seed, 'affiliate-visit-target', shop.code, s.code));
+  const tracked = await trackedShop(run, shop.id, shop.seed);
+  const clicks = await followLinks(run, tracked, shop.seed, shoppers);
+  // The thank-you page hands back the order and the click the shop received with the shopper.
+  await recordBeacons(run, tracked.shop, placed.map((p, i) => {
+    const click = clicks[i];
+    return { orderCode: p.code, clickToken: click.kind === 'redirect' ? click.clickToken ?? undefined : undefined, visitorId: shoppers[i].visitor, now: p.at };
+  }));
 }
 
 /** Seeds a freshly loaded demo shop's part of the programme (and the account's, once) and simulates its history's visits. */
