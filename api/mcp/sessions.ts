@@ -63,6 +63,8 @@ export function sessionWorthyInitialize(body: unknown): { protocolVersion: strin
 /** Records a new session of this caller and returns its id (visible ASCII, 32 random bytes). */
 export async function openSession(db: Db, caller: Caller, protocolVersion: string, capabilities: Record<string, unknown>, now: Date): Promise<string> {
   const id = crypto.randomBytes(32).toString('base64url');
+  // Sessions over a day past their end go as new ones come: no job of their own, and the expiry index finds them.
+  await db('mcp_sessions').where('expires_at', '<', new Date(now.getTime() - 24 * 60 * 60 * 1000)).delete();
   await db('mcp_sessions').insert({
     id_hash: sessionHash(id),
     account_id: caller.account.id,
