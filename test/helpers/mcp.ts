@@ -22,7 +22,7 @@ export async function connectModern(server: TestServer, key: string): Promise<Mo
 
 /** What a person answers to an elicitation, and the questions a client was asked. */
 export type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> };
-export interface AskedQuestion { message: string; requestedSchema: unknown }
+export interface AskedQuestion { message: string; requestedSchema: unknown; mode?: unknown }
 
 /**
  * SDK 2.x client pinned to 2026-07-28 that declares form-mode elicitation and answers every question with `answer`
@@ -49,8 +49,8 @@ export async function connectLegacyAsking(server: TestServer, key: string, answe
   const client = new LegacyClient({ name: 'test-legacy-asking', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   const asked: AskedQuestion[] = [];
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    const params = request.params as { message: string; requestedSchema?: unknown };
-    asked.push({ message: params.message, requestedSchema: params.requestedSchema });
+    const params = request.params as { message: string; requestedSchema?: unknown; mode?: unknown };
+    asked.push({ message: params.message, requestedSchema: params.requestedSchema, mode: params.mode });
     return answer();
   });
   const transport = new VersionPinnedTransport(mcpUrl(server), key, options.version ?? '2025-11-25', options.answersTo && mcpUrl(options.answersTo));

@@ -77,6 +77,7 @@ test.serial('When a 2025-11-25 client that declares elicitation initializes, the
     t.regex(asked[0].message, new RegExp(`Change coupon ${code} in shop sk\\?`));
     t.regex(asked[0].message, /usageLimit: .+ → 606/);
     t.deepEqual((asked[0].requestedSchema as { required: string[] }).required, ['confirm']);
+    t.is(asked[0].mode, 'form');
     const after = await couponState(t, 'sk', code);
     t.is(after.inShop.usageLimit, 606);
     t.is(after.mirror.usage_limit, 606);
@@ -103,6 +104,22 @@ for (const [action, tool] of [['decline', 'coupons_update'], ['cancel', 'coupons
     }
   });
 }
+
+test.serial('When a 2025-06-18 client that declares elicitation updates a coupon, then it is asked in its session (form without `mode`, as that revision has it) and accept applies it', async (t) => {
+  const { code } = await plainCoupon(t, 'cz');
+  const { client, asked, transport } = await connectLegacyAsking(t.context.server, t.context.key, () => accept, { version: '2025-06-18' });
+  try {
+    t.truthy(transport.sessionId);
+    t.is(transport.protocolVersion, '2025-06-18');
+    const data = dataOf(await client.callTool({ name: 'coupons_update', arguments: { market: 'cz', code, changes: { perCustomerLimit: 3 } } }));
+    t.is(data.status, 'updated');
+    t.is(asked.length, 1);
+    t.is(asked[0].mode, undefined);
+    t.is((await couponState(t, 'cz', code)).inShop.perCustomerLimit, 3);
+  } finally {
+    await client.close();
+  }
+});
 
 test.serial('When the answer to a coupons_remove question is POSTed to another API process, then it reaches the waiting call and the coupon is removed', async (t) => {
   const { code } = await plainCoupon(t, 'sk');
