@@ -214,7 +214,7 @@ test.serial('When a plain 2026-07-28 tools/call is answered by the router, then 
   }
 });
 
-test.serial('When a plain 2025-era tools/call is answered by the router, then it is exactly what the SDK streams (data, cursor page, business errors, a tool of another scope, unknown tool), and the SDK still answers a session or a progress token', async (t) => {
+test.serial('When a plain 2025-era tools/call is answered by the router, then it is exactly what the SDK streams (data, cursor page, business errors, a tool of another scope, unknown tool), an unknown session id is 404, and the SDK still answers a progress token', async (t) => {
   const key = await issueKey(t.context.database.db, { scopes: ['orders:read'] });
   const headers = (version: string) => ({ Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': version });
   const legacyCall = (params: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params });
