@@ -348,8 +348,9 @@ export function createMcpRouter(deps: McpDeps): Router {
     const task = taskEra ? taskMessage(req.body, taskEra) : null;
     if (task && taskEra) return sendRpc(res, checked.era.kind, JSON.stringify(await answerTaskMessage(task, taskEra, caller, req.requestId, deps)));
 
-    // A stateless 2025-era request carries no session; one that names a session goes to the SDK, which answers it.
-    const direct = !options.sdkOnly && (checked.era.kind === 'modern' || req.get('mcp-session-id') === undefined);
+    // A 2025-era request naming a session got here only if the session is live (checked above), and a session changes
+    // nothing about a plain tool call, so it takes the direct path too.
+    const direct = !options.sdkOnly;
     const call = direct ? plainToolCall(req.body, req.get('accept'), caller, checked.era.kind) : null;
     if (call) {
       // The hot message answered directly: the same runner, the same result the SDK would send (a test compares them),
