@@ -48,6 +48,7 @@ export const errorCatalogue = {
   CONFIRMATION_TOKEN_OTHER_CREDENTIAL: { status: 403, description: 'The `confirmationToken` was issued to another key or connection; only the one that asked for the preview can confirm.' },
   CONFIRMATION_TOKEN_USED: { status: 409, description: 'The `confirmationToken` was already used; a token confirms one change once.' },
   CONFIRMATION_STALE: { status: 409, description: 'The coupon changed in the shop since the preview; nothing was changed. Call without `confirmationToken` for a new preview.' },
+  CONFIRMATION_NOT_ANSWERED: { status: 408, description: 'MCP only: the person did not answer the confirmation question their client showed in time (or the question was withdrawn); nothing was changed. Call again to ask again.' },
   COUPON_HAS_DEPENDENCIES: { status: 409, description: 'The coupon has a live dependency (`details.dependencies`: an approved partner\'s discount code, an enabled automation using the code) and is not removed.' },
   COUPON_CODE_TAKEN: { status: 409, description: 'The discount code already belongs to, or is reserved by an approved code request for, another affiliate partner in this shop (`details.partnerId`).' },
   PLATFORM_UNAVAILABLE: { status: 503, description: 'The shop\'s platform cannot be written from here: no adapter for it, the shop is not connected, or the platform does not support this change (`details.reason`).' },

@@ -98,7 +98,42 @@ export function inputForModel(schema: JsonSchema, detail: 'all' | 'top' | 'none'
     return result;
   }) as JsonSchema & { properties: Record<string, JsonSchema> };
   const compact = { ...bare, properties: Object.fromEntries(Object.entries(bare.properties).map(([name, property]) => [name, described.has(name) ? { ...property, description: described.get(name) } : property])) };
-  return hoistRepeated(mergeNullable(compact));
+  // Without descriptions (the largest write tools) every equivalent rewrite that saves bytes applies too.
+  return detail === 'none' ? hoistRepeated(tightened(mergeNullable(compact)), true) : hoistRepeated(mergeNullable(compact));
+}
+
+/**
+ * Equivalent, shorter forms for the tools that need them (issue 26.1): a closed object whose properties are all
+ * required says `maxProperties: n` instead of `additionalProperties: false` (the same set of objects), and a `oneOf`
+ * of objects states `type: object` and the `required` names its branches share once, outside the branches.
+ */
+export function tightened(schema: JsonSchema): JsonSchema {
+  return mapSchema(schema, (node) => {
+    const result = { ...node };
+    const names = result.properties ? Object.keys(result.properties as JsonSchema) : [];
+    const required = Array.isArray(result.required) ? result.required as string[] : [];
+    if (result.additionalProperties === false && !('patternProperties' in result) && names.length > 0 && names.every((name) => required.includes(name)) && required.length === names.length) {
+      delete result.additionalProperties;
+      result.maxProperties = names.length;
+    }
+    const branches = result.oneOf as JsonSchema[] | undefined;
+    if (Array.isArray(branches) && branches.length > 1 && result.type === undefined && branches.every((branch) => branch.type === 'object')) {
+      const shared = branches.map((branch) => (Array.isArray(branch.required) ? branch.required as string[] : []))
+        .reduce((common, names) => common.filter((name) => names.includes(name)));
+      const { oneOf: _branches, ...outer } = result;
+      return {
+        ...outer,
+        type: 'object',
+        ...(shared.length > 0 ? { required: [...new Set([...required, ...shared])] } : {}),
+        oneOf: branches.map(({ type: _object, ...branch }) => {
+          const own = ((branch.required as string[] | undefined) ?? []).filter((name) => !shared.includes(name));
+          const { required: _required, ...rest } = branch;
+          return own.length > 0 ? { ...rest, required: own } : rest;
+        }),
+      };
+    }
+    return result;
+  }) as JsonSchema;
 }
 
 /**

@@ -21,6 +21,8 @@ export const JSONRPC = {
   HEADER_MISMATCH: -32020,
   /** `UnsupportedProtocolVersionError`, with `data.supported` and `data.requested` (HTTP 400). */
   UNSUPPORTED_PROTOCOL_VERSION: -32022,
+  /** A 2025-era session id that is not (or no longer) live (HTTP 404), as the SDKs answer it. */
+  SESSION_NOT_FOUND: -32001,
   /** Implementation-defined server error, used for transport refusals (405, 403, 415). */
   SERVER_ERROR: -32000,
 } as const;

@@ -24,9 +24,10 @@ import { authenticateRequest } from '../http/auth.js';
 import { sendError } from '../http/errors.js';
 import type { RequestLogFields } from '../http/requestContext.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { checkRequestHeaders, jsonRpcError, JSONRPC, type TransportRejection } from './protocol.js';
+import { checkRequestHeaders, jsonRpcError, JSONRPC, requestIdOf, type TransportRejection } from './protocol.js';
 import { buildMcpServer, toolCallResponse, type McpCallContext } from './server.js';
-import { PERSON_CONFIRMED_TOOLS } from './confirmations.js';
+import { askInSession, PERSON_CONFIRMED_TOOLS, sessionConfirmCall } from './confirmations.js';
+import { endSession, openSession, postedAnswer, recordAnswer, sessionWorthyInitialize, useSession } from './sessions.js';
 import { toolsByName, type ToolDefinition } from './tools.js';
 import { answerTaskMessage, taskMessage } from './tasks.js';
 import { callerMayUse } from '../../src/capabilities/run.js';
@@ -45,6 +46,8 @@ export interface McpOptions {
   localhostOnly?: boolean;
   /** Every message through the SDK, also the plain `tools/call`s the router answers itself (tests compare the two). */
   sdkOnly?: boolean;
+  /** How long a 2025-era session call waits for the person's answer (ms); default SESSION_ANSWER_WAIT_MS. */
+  confirmationWaitMs?: number;
 }
 
 export interface McpDeps extends RunDeps {
@@ -239,14 +242,16 @@ export function createMcpRouter(deps: McpDeps): Router {
 
   // Browser-based clients (the MCP Inspector in direct mode, web assistants) call from another origin: answer their
   // preflight and let them read our headers. Only origins that passed the check above get here; no cookies are used.
-  const browserAccess = cors({ origin: true, methods: ['POST'], allowedHeaders: MCP_REQUEST_HEADERS, exposedHeaders: MCP_RESPONSE_HEADERS, maxAge: 600 });
+  const browserAccess = cors({ origin: true, methods: ['POST', 'DELETE'], allowedHeaders: MCP_REQUEST_HEADERS, exposedHeaders: MCP_RESPONSE_HEADERS, maxAge: 600 });
   // Without Origin it is no browser: an OPTIONS then gets the 405 below like any other method.
   router.use((req: Request, res: Response, next: NextFunction) => (req.get('origin') === undefined ? next() : browserAccess(req, res, next)));
 
   router.use((req: Request, res: Response, next: NextFunction) => {
-    // 2026-07-28 has POST only; 2025-era GET (SSE stream) and DELETE (session end) need sessions, which we do not keep.
+    // 2026-07-28 has POST only. A 2025-era session (ME1) is ended with DELETE; no session has a standalone GET stream
+    // (its questions travel on the stream of the call that asks them).
+    if (req.method === 'DELETE' && req.get('mcp-session-id') !== undefined) return next();
     if (req.method !== 'POST') {
-      return reject(res, { status: 405, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Method not allowed: ${req.method}. This MCP endpoint accepts POST only (stateless; no SSE stream, no sessions).`) }, { Allow: 'POST' });
+      return reject(res, { status: 405, body: jsonRpcError(JSONRPC.SERVER_ERROR, `Method not allowed: ${req.method}. This MCP endpoint accepts POST, and DELETE of a session it issued (no standalone SSE stream).`) }, { Allow: 'POST, DELETE' });
     }
     if (!req.is('application/json')) {
       return reject(res, { status: 415, body: jsonRpcError(JSONRPC.SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json.') });
@@ -279,16 +284,34 @@ export function createMcpRouter(deps: McpDeps): Router {
     next();
   });
 
-  router.post('/', async (req: Request, res: Response) => {
+  /** The caller of the request, or null after answering the 401 with its challenge. */
+  async function callerOf(req: Request, res: Response): Promise<Caller | null> {
     const base = baseUrl(req, options);
-    let caller;
     try {
-      caller = await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base), `${base}${MCP_PATH}`, marketOfCall(req.body));
+      return await authenticateRequest(req, deps.db, 'mcp', deps.now(), bearerChallenge(base), `${base}${MCP_PATH}`, marketOfCall(req.body));
     } catch (error) {
       const appError = toAppError(error);
       if (appError.status !== 401) throw error;
-      return sendError(res, req.requestId, new AppError(appError.code, appError.message, appError.details, { 'WWW-Authenticate': bearerChallenge(base, appError) }));
+      sendError(res, req.requestId, new AppError(appError.code, appError.message, appError.details, { 'WWW-Authenticate': bearerChallenge(base, appError) }));
+      return null;
     }
+  }
+
+  const sessionNotFound = (res: Response, id: string | number | null = null) =>
+    reject(res, { status: 404, body: jsonRpcError(JSONRPC.SESSION_NOT_FOUND, 'Session not found: it ended, expired or was never issued to this credential. Initialize again.', undefined, id) });
+
+  // DELETE ends a session this server issued to the same credential (2025 transports: the client is done with it).
+  router.delete('/', async (req: Request, res: Response) => {
+    const caller = await callerOf(req, res);
+    if (!caller) return;
+    if (!(await endSession(deps.db, req.get('mcp-session-id')!, caller, deps.now()))) return sessionNotFound(res);
+    res.status(204).end();
+  });
+
+  router.post('/', async (req: Request, res: Response) => {
+    const base = baseUrl(req, options);
+    const caller = await callerOf(req, res);
+    if (!caller) return;
 
     const checked = checkRequestHeaders({ protocolVersion: req.get('mcp-protocol-version'), method: req.get('mcp-method'), name: req.get('mcp-name') }, req.body);
     if ('rejection' in checked) return reject(res, checked.rejection);
@@ -301,14 +324,33 @@ export function createMcpRouter(deps: McpDeps): Router {
       });
     }
 
+    // 2025-era sessions (ME1–ME4): only for clients that can be asked; the session lives in Postgres.
+    const sessionId = checked.era.kind === 'legacy' ? req.get('mcp-session-id') : undefined;
+    if (sessionId !== undefined) {
+      const session = await useSession(deps.db, sessionId, caller, deps.now());
+      if (!session) return sessionNotFound(res, requestIdOf(req.body));
+      const posted = postedAnswer(req.body);
+      if (posted && await recordAnswer(deps.db, session, posted.rpcId, posted.answer, deps.now())) return res.status(202).end();
+      const confirm = sessionConfirmCall(req.body, session);
+      const tool = confirm ? toolsByName.get(confirm.tool) : undefined;
+      if (confirm && tool && callerMayUse(tool.capability, caller)) {
+        return askInSession(res, { id: confirm.id, tool, args: confirm.args }, session, { caller, requestId: req.requestId }, deps, options.confirmationWaitMs);
+      }
+    } else if (checked.era.kind === 'legacy') {
+      const initialize = sessionWorthyInitialize(req.body);
+      // The SDK answers the handshake; the session id goes out as a header on its answer.
+      if (initialize) res.setHeader('Mcp-Session-Id', await openSession(deps.db, caller, initialize.protocolVersion, initialize.capabilities, deps.now()));
+    }
+
     // Tasks (issue 26.2: 2025-11-25 tasks, 2026-07-28 Tasks extension) have no runtime in the SDK we serve with:
     // answered here, from Postgres and Temporal, so any API process can answer any task.
     const taskEra = checked.era.kind === 'modern' ? 'modern' : checked.era.version === '2025-11-25' ? 'legacy' : null;
     const task = taskEra ? taskMessage(req.body, taskEra) : null;
     if (task && taskEra) return sendRpc(res, checked.era.kind, JSON.stringify(await answerTaskMessage(task, taskEra, caller, req.requestId, deps)));
 
-    // A stateless 2025-era request carries no session; one that names a session goes to the SDK, which answers it.
-    const direct = !options.sdkOnly && (checked.era.kind === 'modern' || req.get('mcp-session-id') === undefined);
+    // A 2025-era request naming a session got here only if the session is live (checked above), and a session changes
+    // nothing about a plain tool call, so it takes the direct path too.
+    const direct = !options.sdkOnly;
     const call = direct ? plainToolCall(req.body, req.get('accept'), caller, checked.era.kind) : null;
     if (call) {
       // The hot message answered directly: the same runner, the same result the SDK would send (a test compares them),

@@ -30,7 +30,7 @@ const INSTRUCTIONS = [
   'reports and analytics, the affiliate programme, the chatbot, suppliers and automations. Tools read; the only changes',
   'are automation drafts (disabled until a person publishes them), proposals (texts, availability dictionary, claims settings)',
   'that a person approves in the application, coupons (coupons_update and coupons_remove change nothing until called again',
-  'with the confirmationToken of their preview) and the affiliate programme\'s own records (partner and code decisions e-mail',
+  'with the confirmationToken of their preview, or until the person says yes to the question their client shows) and the affiliate programme\'s own records (partner and code decisions e-mail',
   'the partner; commissions and payouts are never changed); write tools are listed only when the credential allows them.',
   '\n\nShops ("per shop"): call stores_list first; per-shop tools take the shop code as `market`; a shop outside this credential is SHOP_FORBIDDEN.',
   '\nPeriods: `from`/`to` are calendar dates YYYY-MM-DD, inclusive, in the shop\'s time zone, at most 366 days; `to` alone needs `from`,',

@@ -22,7 +22,7 @@ export async function connectModern(server: TestServer, key: string): Promise<Mo
 
 /** What a person answers to an elicitation, and the questions a client was asked. */
 export type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> };
-export interface AskedQuestion { message: string; requestedSchema: unknown }
+export interface AskedQuestion { message: string; requestedSchema: unknown; mode?: unknown }
 
 /**
  * SDK 2.x client pinned to 2026-07-28 that declares form-mode elicitation and answers every question with `answer`
@@ -40,17 +40,22 @@ export async function connectModernAsking(server: TestServer, key: string, answe
   return { client, asked };
 }
 
-/** SDK 1.x client (2025-11-25) that declares elicitation in `initialize` and would answer `answer`; `asked` records questions. */
-export async function connectLegacyAsking(server: TestServer, key: string, answer: () => ElicitAnswer): Promise<{ client: LegacyClient; asked: AskedQuestion[] }> {
+/**
+ * SDK 1.x client (2025-11-25 unless `version` says otherwise) that declares elicitation in `initialize` and answers
+ * every `elicitation/create` with `answer` (its own `elicitInput` handler); `asked` records the questions. With
+ * `answersTo`, its JSON-RPC responses (the answers) are POSTed to that server instead: another API process.
+ */
+export async function connectLegacyAsking(server: TestServer, key: string, answer: () => ElicitAnswer | Promise<ElicitAnswer>, options: { answersTo?: TestServer; version?: LegacyVersion } = {}): Promise<{ client: LegacyClient; asked: AskedQuestion[]; transport: LegacyTransport }> {
   const client = new LegacyClient({ name: 'test-legacy-asking', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   const asked: AskedQuestion[] = [];
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    const params = request.params as { message: string; requestedSchema?: unknown };
-    asked.push({ message: params.message, requestedSchema: params.requestedSchema });
+    const params = request.params as { message: string; requestedSchema?: unknown; mode?: unknown };
+    asked.push({ message: params.message, requestedSchema: params.requestedSchema, mode: params.mode });
     return answer();
   });
-  await client.connect(new VersionPinnedTransport(mcpUrl(server), key, '2025-11-25'));
-  return { client, asked };
+  const transport = new VersionPinnedTransport(mcpUrl(server), key, options.version ?? '2025-11-25', options.answersTo && mcpUrl(options.answersTo));
+  await client.connect(transport);
+  return { client, asked, transport };
 }
 
 /**
@@ -59,13 +64,24 @@ export async function connectLegacyAsking(server: TestServer, key: string, answe
  * and the 1.x transport sends it as MCP-Protocol-Version from then on.
  */
 class VersionPinnedTransport extends LegacyTransport {
-  constructor(url: URL, key: string, private readonly version: LegacyVersion) {
+  constructor(url: URL, private readonly key: string, private readonly version: LegacyVersion, private readonly answersTo?: URL) {
     super(url, { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
   }
 
-  override send(message: JSONRPCMessage | JSONRPCMessage[], options?: Parameters<LegacyTransport['send']>[1]): Promise<void> {
+  override async send(message: JSONRPCMessage | JSONRPCMessage[], options?: Parameters<LegacyTransport['send']>[1]): Promise<void> {
     if (!Array.isArray(message) && 'method' in message && message.method === 'initialize' && message.params) {
       message = { ...message, params: { ...message.params, protocolVersion: this.version } };
+    }
+    if (this.answersTo && !Array.isArray(message) && !('method' in message)) {
+      // The answer goes to another API process, with the headers the SDK's transport would send.
+      const response = await fetch(this.answersTo, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${this.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'mcp-session-id': this.sessionId!, 'mcp-protocol-version': this.protocolVersion ?? this.version },
+        body: JSON.stringify(message),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 202) throw new Error(`the other process answered ${response.status}`);
+      return;
     }
     return super.send(message, options);
   }

@@ -2,12 +2,12 @@
  * Issue 26.3: coupons_update and coupons_remove ask the person, where the client can ask (2026-07-28 multi-round-trip
  * `input_required` with a form-mode elicitation, through the official SDK 2.x client and its elicitation handler).
  * Accept → applied; decline or cancel → nothing changes (shop, mirror and token table asserted unchanged). A tampered
- * requestState is refused like a tampered token. Clients without elicitation — a 2026-07-28 client that declares none,
- * and a 2025-11-25 client (this server keeps no 2025 session, so its `initialize` declaration is not known to a call) —
- * keep D25's preview and token unchanged.
+ * requestState is refused like a tampered token. A 2026-07-28 client that declares no elicitation keeps D25's preview
+ * and token unchanged. The 2025-era leg (a session, `elicitation/create` on the call's stream) is
+ * couponConfirmationInSession.test.ts.
  */
 import type { ExecutionContext } from 'ava';
-import { connectLegacyAsking, connectModern, connectModernAsking, modernRequest, rawMcp, toolError, type ElicitAnswer } from '../helpers/mcp.js';
+import { connectModern, connectModernAsking, modernRequest, rawMcp, toolError, type ElicitAnswer } from '../helpers/mcp.js';
 import { findSyncShop } from '../../src/sync/shops.js';
 import { shopId } from '../helpers/shops.js';
 import { writingServerTest, type WritingServerContext } from '../helpers/writingServer.js';
@@ -161,20 +161,4 @@ test.serial('When a 2026-07-28 request without elicitation reaches the SDK (a pr
   t.is(response.body.result.structuredContent.data.status, 'preview');
   t.regex(response.body.result.structuredContent.data.confirmationToken, /^cct1\./);
   t.deepEqual(await couponState(t, 'cz', code), before);
-});
-
-test.serial('When a 2025-11-25 client declares elicitation, then (no session) it gets the D25 preview and token, is never asked, and the token still confirms', async (t) => {
-  const { code } = await plainCoupon(t, 'cz');
-  const { client, asked } = await connectLegacyAsking(t.context.server, t.context.key, () => ({ action: 'accept', content: { confirm: true } }));
-  try {
-    const args = { market: 'cz', code, changes: { usageLimit: 64 } };
-    const preview = dataOf(await client.callTool({ name: 'coupons_update', arguments: args }));
-    t.is(preview.status, 'preview');
-    const updated = dataOf(await client.callTool({ name: 'coupons_update', arguments: { ...args, confirmationToken: preview.confirmationToken } }));
-    t.is(updated.status, 'updated');
-    t.is(asked.length, 0);
-    t.is(((await couponState(t, 'cz', code)) as any).inShop.usageLimit, 64);
-  } finally {
-    await client.close();
-  }
 });

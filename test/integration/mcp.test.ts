@@ -245,11 +245,11 @@ test('When the protected resource metadata is fetched, then it names the resourc
 
 // ---------- transport rules over raw HTTP ----------
 
-test('When GET, DELETE or another non-POST method reaches /api/mcp, then 405 with Allow: POST before the key is examined', async (t) => {
+test('When GET, DELETE without a session id or another non-POST method reaches /api/mcp, then 405 with Allow: POST, DELETE before the key is examined', async (t) => {
   for (const method of ['GET', 'DELETE', 'PUT', 'PATCH']) {
     const res = await rawMcp(t.context.server, undefined, {}, method);
     t.is(res.status, 405, method);
-    t.is(res.headers.get('allow'), 'POST');
+    t.is(res.headers.get('allow'), 'POST, DELETE');
   }
 });
 
@@ -392,7 +392,7 @@ test('When the docs carry the generated MCP tool table, then it is current (npm 
   }
 });
 
-test('When a browser client from an allowed origin sends a preflight, then 204 allows POST with the protocol headers; its responses, 401 included, expose the challenge', async (t) => {
+test('When a browser client from an allowed origin sends a preflight, then 204 allows POST (and DELETE of a session) with the protocol headers; its responses, 401 included, expose the challenge', async (t) => {
   const origin = 'http://localhost:6274'; // the MCP Inspector's own page, allowed while no PUBLIC_BASE_URL is set
   const preflight = await rawMcp(t.context.server, undefined, {
     Origin: origin, 'Access-Control-Request-Method': 'POST',
@@ -400,7 +400,7 @@ test('When a browser client from an allowed origin sends a preflight, then 204 a
   }, 'OPTIONS');
   t.is(preflight.status, 204, preflight.text);
   t.is(preflight.headers.get('access-control-allow-origin'), origin);
-  t.is(preflight.headers.get('access-control-allow-methods'), 'POST');
+  t.is(preflight.headers.get('access-control-allow-methods'), 'POST,DELETE', 'DELETE ends a 2025-era session');
   const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
   for (const header of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name']) t.true(allowed.includes(header), header);
   t.is(preflight.headers.get('access-control-max-age'), '600');
@@ -424,7 +424,7 @@ test('When a preflight comes from a foreign origin or without Origin, then 403 o
   t.is(foreign.headers.get('access-control-allow-origin'), null);
   const noOrigin = await rawMcp(t.context.server, undefined, {}, 'OPTIONS');
   t.is(noOrigin.status, 405);
-  t.is(noOrigin.headers.get('allow'), 'POST');
+  t.is(noOrigin.headers.get('allow'), 'POST, DELETE');
   t.is(noOrigin.headers.get('access-control-allow-origin'), null);
 });
 

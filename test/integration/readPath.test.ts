@@ -214,7 +214,7 @@ test.serial('When a plain 2026-07-28 tools/call is answered by the router, then 
   }
 });
 
-test.serial('When a plain 2025-era tools/call is answered by the router, then it is exactly what the SDK streams (data, cursor page, business errors, a tool of another scope, unknown tool), and the SDK still answers a session or a progress token', async (t) => {
+test.serial('When a plain 2025-era tools/call is answered by the router, then it is exactly what the SDK streams (data, cursor page, business errors, a tool of another scope, unknown tool), an unknown session id is 404, and the SDK still answers a progress token', async (t) => {
   const key = await issueKey(t.context.database.db, { scopes: ['orders:read'] });
   const headers = (version: string) => ({ Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': version });
   const legacyCall = (params: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params });
@@ -237,9 +237,9 @@ test.serial('When a plain 2025-era tools/call is answered by the router, then it
       }
     }
   }
-  // What the router leaves to the SDK in this era: a session id (the SDK decides what it means) and a progress token.
+  // A session id this server never issued is not found (ME2); a progress token is left to the SDK.
   const withSession = await rawMcp(t.context.server, legacyCall({ name: 'orders_list', arguments: { market: 'sk', limit: 1 } }), { ...headers('2025-11-25'), 'Mcp-Session-Id': 'abc' });
-  t.falsy(withSession.headers.get('content-length'), 'a request naming a session is the SDK\'s');
+  t.is(withSession.status, 404);
   const withProgress = await rawMcp(t.context.server, legacyCall({ name: 'orders_list', arguments: { market: 'sk', limit: 1 }, _meta: { progressToken: 1 } }), headers('2025-11-25'));
   t.falsy(withProgress.headers.get('content-length'), 'a progress token is the SDK\'s');
   t.is(withProgress.body.result.structuredContent.items.length, 1);
