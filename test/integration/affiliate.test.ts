@@ -150,6 +150,24 @@ test.serial('When a click lies exactly at the end of the attribution window, the
   t.false(conversions.some((c) => c.orderCode === outside.code), 'a click 1 ms before the window does not');
 });
 
+test.serial('When an order carries a partner\'s code and its shopper also followed another partner\'s link, then the code wins', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'cz');
+  const campaign = await db('affiliate_campaigns').where({ shop_id: shop.id, is_default: true }).first('id');
+  const code = await db('affiliate_discount_codes').where({ shop_id: shop.id }).orderBy('code').first('code', 'partner_id');
+  const clicker = await db('affiliate_partners').where({ account_id: shop.accountId, state: 'approved' }).whereNot('id', code.partner_id).orderBy('id').first('id');
+  const order = await db('orders as o').where('o.shop_id', shop.id).whereNull('o.coupon_code')
+    .whereNotExists(db('affiliate_order_visitors as v').whereRaw('v.shop_id = o.shop_id and v.order_code = o.code'))
+    .orderBy('o.created_at', 'desc').offset(10).first('o.code', 'o.created_at');
+  await db('orders').where({ shop_id: shop.id, code: order.code }).update({ coupon_code: code.code });
+  // The click is an hour before the order, well inside the window: only the rule "partner code first" decides.
+  await db('affiliate_clicks').insert({ shop_id: shop.id, partner_id: clicker.id, campaign_id: campaign.id, visitor_id: 'code-and-click', clicked_at: new Date(order.created_at.getTime() - 3_600_000), target_type: 'home' });
+  await db('affiliate_order_visitors').insert({ shop_id: shop.id, order_code: order.code, visitor_id: 'code-and-click', recorded_at: order.created_at });
+  await db.transaction((trx) => settleShopAffiliate(knexRunner(trx), shop, TEST_NOW, [order.code]));
+  const conversion = (await walk(t, '/affiliate/conversions?market=cz')).find((c) => c.orderCode === order.code);
+  t.like(conversion, { partnerId: String(code.partner_id), source: 'coupon', couponCode: code.code });
+});
+
 test.serial('When an order with a conversion is cancelled in the shop, then its commission is rejected with the reason and the order status', async (t) => {
   const db = t.context.database.db;
   const shop = await shopOf(t.context.database.db, 'demo', 'cz');

@@ -1,0 +1,43 @@
+/**
+ * The payout minimum (A5; 50 EUR in the demo programme) on both sides: a partner whose approved commissions of the
+ * month sum to exactly 50.00 EUR gets a payout draft, one at 49.99 EUR waits for a later month.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { drawUpShopPayouts } from '../../src/affiliate/staff/payouts.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { TEST_NOW } from '../helpers/constants.js';
+import { shopOf } from '../helpers/shops.js';
+
+interface Context { database: TestDatabase }
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  t.context = { database: await createTestDatabase() };
+});
+test.after.always(async (t) => {
+  await t.context.database?.drop();
+});
+
+test('When a partner\'s month sums to exactly the 50 EUR minimum, then a draft is drawn up; at 49.99 EUR it waits', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'sk');
+  t.is(Number((await db('affiliate_programmes').where({ account_id: shop.accountId }).first('payout_minimum_eur')).payout_minimum_eur), 50);
+  const partners: string[] = [];
+  for (const handle of ['MINIMUM_AT', 'MINIMUM_UNDER']) {
+    const [row] = await db('affiliate_partners').insert({
+      account_id: shop.accountId, handle, state: 'approved', state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
+    }).returning('id');
+    partners.push(String(row.id));
+  }
+  // Two approved, unpaid commissions of euro orders (rate 1) become the new partners' only ones.
+  const taken = await db('affiliate_conversions as cv').join('orders as o', 'o.id', 'cv.order_id')
+    .where({ 'cv.shop_id': shop.id, 'cv.commission_state': 'approved', 'cv.currency': 'EUR' }).whereNull('cv.payout_id').where('o.eur_rate', 1)
+    .where('cv.approved_at', '<', '2026-12-01').orderBy('cv.id').limit(2).pluck('cv.id');
+  t.is(taken.length, 2);
+  await db('affiliate_conversions').where({ id: taken[0] }).update({ partner_id: partners[0], commission: '50.00' });
+  await db('affiliate_conversions').where({ id: taken[1] }).update({ partner_id: partners[1], commission: '49.99' });
+
+  await drawUpShopPayouts(db, shop.id, '2026-11', TEST_NOW, 'test');
+  const payouts = await db('affiliate_payouts').whereIn('partner_id', partners).select('partner_id', 'amount', 'state');
+  t.deepEqual(payouts.map((p) => [String(p.partner_id), Number(p.amount), p.state]), [[partners[0], 50, 'requested']]);
+});
