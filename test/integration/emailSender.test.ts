@@ -6,6 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
+import { PDFParse } from 'pdf-parse';
 import { SMTPServer } from 'smtp-server';
 import { appTest } from '../helpers/app.js';
 import { makePerson } from '../helpers/application.js';
@@ -71,8 +72,15 @@ test.serial('When a partner is approved and the sender runs, then the e-mail arr
   const parsed = await simpleParser(mail!.raw);
   t.is(parsed.subject, 'Your Partner programme account is approved');
   t.true(String(parsed.html).includes('Hello Sam Smtp'));
-  t.deepEqual(parsed.attachments.map((a) => a.filename), ['partner-agreement-en-v1.txt']);
-  t.true(parsed.attachments[0].content.toString('utf8').includes('SMTPTEST'));
+  // The agreement arrives as a real PDF with its own content type, its text naming the partner.
+  t.deepEqual(parsed.attachments.map((a) => [a.filename, a.contentType]), [['partner-agreement-en-v1.pdf', 'application/pdf']]);
+  t.is(parsed.attachments[0].content.subarray(0, 5).toString('latin1'), '%PDF-');
+  const parser = new PDFParse({ data: new Uint8Array(parsed.attachments[0].content) });
+  try {
+    t.regex((await parser.getText()).text, /SMTPTEST/);
+  } finally {
+    await parser.destroy();
+  }
   t.is(parsed.headers.get('x-service-email-id'), result.email!.emailId);
   const row = await db('email_outbox').where({ id: result.email!.emailId }).first();
   t.is(row.status, 'sent');

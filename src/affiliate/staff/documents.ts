@@ -156,9 +156,11 @@ export interface UploadResult {
 }
 
 /** Stores an uploaded file as the next draft version of a document in one language. */
-export async function uploadDocumentVersion(db: Db, person: Person, documentId: string, language: string, file: UploadedWording, now: Date): Promise<UploadResult> {
+export async function uploadDocumentVersion(db: Db, person: Person, documentId: string, language: string, file: UploadedWording | undefined, now: Date): Promise<UploadResult> {
   requireDocumentManager(person);
+  // Another account's document is not found, whatever was sent with it.
   const document = await ownDocument(db, person, documentId);
+  if (!file || typeof file !== 'object' || !Buffer.isBuffer(file.bytes)) throw invalid('empty', 'Choose a .pdf or .html file to upload.');
   if (!(CONTENT_LANGUAGES as readonly string[]).includes(language)) {
     throw new AppError('INVALID_PARAMETER', `The language is one of ${CONTENT_LANGUAGES.join(', ')}.`, { param: 'language', allowed: CONTENT_LANGUAGES });
   }

@@ -33,7 +33,6 @@ export function affiliateDocumentsRoutes(deps: ApplicationDeps): Router {
   router.post('/affiliate/documents/:documentId/upload', ...manager, async (req, res) => {
     const file = (req.body as Record<string, unknown>).file as UploadedFile | undefined;
     try {
-      if (!file || typeof file !== 'object' || !Buffer.isBuffer(file.bytes)) throw new AppError('DOCUMENT_FILE_INVALID', 'Choose a .pdf or .html file to upload.', { reason: 'empty' });
       const result = await uploadDocumentVersion(db, currentPerson(res), String(req.params.documentId), field(req.body, 'language'), file, now());
       await documentsPage(req, res, {
         notice: `Version ${result.version} (${result.language}) uploaded as a draft from ${result.format.toUpperCase()}${result.sanitised ? '; the HTML was sanitised (scripts, styles and unknown tags removed)' : ''}. Publish it when it is ready.`,
