@@ -94,6 +94,22 @@ test.serial('When a partner is approved and the sender runs, then the e-mail arr
   t.is(t.context.received.length, before);
 });
 
+test.serial('When an e-mail queued before PDFs carries a text attachment without a content type, then it is still sent as text/plain', async (t) => {
+  const { db } = t.context.database;
+  const account = await db('accounts').where({ code: 'demo' }).first('id');
+  await queueEmail(db, {
+    accountId: String(account.id), source: 'affiliate', event: 'account_approved', recipient: 'legacy@partners.example', subject: 'Legacy attachment', bodyHtml: '<p>x</p>', now: new Date(),
+    attachments: [{ documentKey: 'partner-agreement', title: 'Partner agreement', language: 'en', version: 1, fileName: 'partner-agreement-en-v1.txt', kind: 'published_text', content: 'LEGACY WORDING' }],
+  });
+  const transport = createTransport(`smtp://127.0.0.1:${t.context.port}`);
+  await sendDueEmails(db, transport, FROM, () => new Date());
+  transport.close();
+  const mail = t.context.received.find((m) => m.to.includes('legacy@partners.example'));
+  t.truthy(mail);
+  const parsed = await simpleParser(mail!.raw);
+  t.deepEqual(parsed.attachments.map((a) => [a.filename, a.contentType, a.content.toString('utf8')]), [['partner-agreement-en-v1.txt', 'text/plain', 'LEGACY WORDING']]);
+});
+
 test.serial('When an e-mail is addressed to the account\'s people, then every person of the account gets it', async (t) => {
   const { db } = t.context.database;
   const account = await db('accounts').where({ code: 'demo' }).first('id');
