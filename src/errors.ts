@@ -60,6 +60,7 @@ export const errorCatalogue = {
   // The partner portal (issue 24).
   REGISTRATION_CLOSED: { status: 403, description: 'The partner portal does not take registrations now; `details.reason` is the reason the programme gives.' },
   LINK_EXPIRED: { status: 410, description: 'An e-mailed link (address verification, password reset) has expired or was used; ask for a new one.' },
+  DOCUMENT_FILE_INVALID: { status: 400, description: 'An uploaded document wording file cannot be used (`details.reason`: format, not_pdf, empty, too_large, unreadable, no_text or too_long); no version was made.' },
   CODE_ALREADY_RESERVED: { status: 409, description: 'The requested discount code is already held in this shop by another partner or coupon (`details.heldBy`); reject the request with a reason instead.' },
   // Proposals (issue 13).
   PROPOSAL_TARGET_NOT_FOUND: { status: 404, description: 'A proposal names a product, category or availability entry the shop does not have (`details.entity`, `details.id`).' },

@@ -33,6 +33,7 @@ import { documentsRoutes } from './pages/documents.js';
 import { textsRoutes } from './pages/texts.js';
 import { multipartForm } from './multipart.js';
 import { IMPORT_MAX_BYTES } from '../../src/texts/imports.js';
+import { DOCUMENT_UPLOAD_MAX_BYTES } from '../../src/affiliate/staff/documents.js';
 import { peopleRoutes } from './pages/people.js';
 import { shopsRoutes } from './pages/shops.js';
 import { invitationRoutes } from './pages/invitation.js';
@@ -119,6 +120,7 @@ export function createApplicationRouter(deps: ApplicationDeps): Router {
   router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
   // File uploads (text import) are read before the CSRF check, which then finds `_csrf` among the form's fields.
   router.use('/products/import', multipartForm(IMPORT_MAX_BYTES + 64 * 1024));
+  router.use('/affiliate/documents/:documentId/upload', multipartForm(DOCUMENT_UPLOAD_MAX_BYTES + 64 * 1024, 'DOCUMENT_FILE_INVALID'));
   router.use(loadSession(deps.db, deps.now));
   router.use(csrfProtection((req) => ownOrigin(deps.application, req)));
   router.use(signInRoutes(deps));

@@ -4,19 +4,20 @@
  * file and before the CSRF check, which then reads `_csrf` as from any form. A body over the limit is a coded error.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { AppError } from '../../src/errors.js';
+import { AppError, type ErrorCode } from '../../src/errors.js';
 
 export interface UploadedFile {
   name: string;
   bytes: Buffer;
 }
 
-export function multipartForm(maxBytes: number) {
+/** `code` is the error a form's file problems have (the text import's by default). */
+export function multipartForm(maxBytes: number, code: ErrorCode = 'IMPORT_FILE_INVALID') {
   const raw = express.raw({ type: 'multipart/form-data', limit: maxBytes });
   return (req: Request, res: Response, next: NextFunction) => {
     raw(req, res, (error?: unknown) => {
       if ((error as { type?: string } | undefined)?.type === 'entity.too.large') {
-        return next(new AppError('IMPORT_FILE_INVALID', `The file is larger than ${maxBytes} bytes.`, { reason: 'too_large' }));
+        return next(new AppError(code, `The file is larger than ${maxBytes} bytes.`, { reason: 'too_large' }));
       }
       if (error) return next(error);
       if (!Buffer.isBuffer(req.body)) return next();
@@ -27,7 +28,7 @@ export function multipartForm(maxBytes: number) {
         }
         req.body = body;
         next();
-      }, () => next(new AppError('IMPORT_FILE_INVALID', 'The upload could not be read.', { reason: 'unreadable' })));
+      }, () => next(new AppError(code, 'The upload could not be read.', { reason: 'unreadable' })));
     });
   };
 }

@@ -19,8 +19,14 @@ export interface EmailAttachmentRef {
   /** The document's published wording, or the partner's own signed copy (signature id) when the policy asks for it. */
   kind: 'published_text' | 'signed_copy';
   signatureId?: string;
-  /** The text that is attached (the wording with the partner's values filled in, or the signed text as signed). */
+  /**
+   * What is attached: text as is, or with `encoding` `base64` the bytes of a binary file (a PDF). Frozen when the
+   * e-mail is queued, so a later version of the document changes no e-mail already written.
+   */
   content: string;
+  encoding?: 'base64';
+  /** The attachment's MIME type (`application/pdf`); rows queued before PDFs have none and are plain text. */
+  contentType?: string;
 }
 
 export interface QueuedEmail {
@@ -63,7 +69,8 @@ export interface OutboxEntry {
   language: string | null;
   subject: string;
   bodyHtml: string;
-  attachments: EmailAttachmentRef[];
+  /** Without their content: the page names the files (a PDF would put megabytes into every listing). */
+  attachments: Array<Omit<EmailAttachmentRef, 'content'>>;
   status: EmailStatus;
   attempts: number;
   lastError: string | null;
@@ -89,7 +96,7 @@ export async function listOutbox(db: Db, accountId: string, options: { limit: nu
   const q = db('email_outbox as e').leftJoin('shops as s', 's.id', 'e.shop_id').leftJoin('affiliate_partners as p', 'p.id', 'e.partner_id')
     .where('e.account_id', accountId)
     .select('e.id', 'e.source', 'e.event', 's.code as market', 'p.handle', 'e.recipient', 'e.recipient_group', 'e.language', 'e.subject', 'e.body_html',
-      'e.attachments', 'e.status', 'e.attempts', 'e.last_error', 'e.created_at', 'e.sent_at')
+      db.raw(`(select coalesce(jsonb_agg(a - 'content' order by n), '[]'::jsonb) from jsonb_array_elements(e.attachments) with ordinality as x(a, n)) as attachments`), 'e.status', 'e.attempts', 'e.last_error', 'e.created_at', 'e.sent_at')
     .orderBy([{ column: 'e.created_at', order: 'desc' }, { column: 'e.id', order: 'desc' }]).limit(options.limit).offset(options.offset ?? 0);
   // A person limited to some shops sees the e-mails of those shops and the account-wide ones.
   if (options.shopCodes) q.where((w) => w.whereNull('e.shop_id').orWhereIn('s.code', [...options.shopCodes!]));

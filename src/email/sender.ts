@@ -38,6 +38,15 @@ export function createTransport(smtpUrl: string): Transporter {
 const toText = (html: string) => html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|h\d|li)>/gi, '\n').replace(/<[^>]+>/g, '')
   .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, '\'').replace(/&amp;/g, '&').trim();
 
+/** One outbox attachment as nodemailer sends it: its own content type; a PDF's bytes decoded from base64. */
+export function attachmentOf(a: EmailAttachmentRef): { filename: string; content: string | Buffer; contentType: string } {
+  return {
+    filename: a.fileName,
+    content: a.encoding === 'base64' ? Buffer.from(a.content, 'base64') : a.content,
+    contentType: a.contentType ?? 'text/plain; charset=utf-8',
+  };
+}
+
 /** Sends at most one due e-mail; returns what happened to it, or null when none was due. */
 export async function sendNextEmail(db: Db, transport: Transporter, from: string, now: Date, retryDelaysMs = RETRY_DELAYS_MS): Promise<{ emailId: string; status: 'sent' | 'queued' | 'failed' } | null> {
   return db.transaction(async (trx) => {
@@ -51,7 +60,7 @@ export async function sendNextEmail(db: Db, transport: Transporter, from: string
       if (!recipients.length) throw new Error('the account has no people to send it to');
       await transport.sendMail({
         from, to: recipients, subject: row.subject, html: row.body_html, text: toText(row.body_html),
-        attachments: (row.attachments as EmailAttachmentRef[]).map((a) => ({ filename: a.fileName, content: a.content, contentType: 'text/plain; charset=utf-8' })),
+        attachments: (row.attachments as EmailAttachmentRef[]).map(attachmentOf),
         headers: { 'X-Service-Email-Id': String(row.id) },
       });
       await trx('email_outbox').where({ id: row.id }).update({ status: 'sent', attempts, sent_at: now, last_error: null });

@@ -150,6 +150,9 @@ const APPLICATION_ONLY_ACTIONS: Array<[string, z.ZodObject, string]> = [
   ['affiliate_payouts_cancel', z.object({ payoutId: z.string() }), 'payouts'],
   ['affiliate_payouts_statement', z.object({ payoutId: z.string() }), 'payouts'],
   ['affiliate_documents_upload', z.object({ documentKey: z.string(), fileBase64: z.string() }), 'document file upload'],
+  // The application's upload form as it is: a document id, a language and the file (PDF or HTML).
+  ['affiliate_documents_upload_version', z.object({ documentId: z.string(), language: z.enum(['sk', 'en']), file: z.string() }), 'document file upload'],
+  ['affiliate_document_pdf_upload', z.object({ documentId: z.string(), language: z.string(), html: z.string() }), 'document file upload'],
 ];
 
 test('When the application\'s partner-programme actions are named as tools, then the checks catch each, and no capability carries one', (t) => {
@@ -161,6 +164,8 @@ test('When the application\'s partner-programme actions are named as tools, then
   }
   // The only payout and commission capabilities are reads.
   for (const c of capabilities.filter((x) => /payout|commission|conversion/i.test(`${x.name} ${x.mcpTool ?? ''}`))) t.not(c.kind, 'write', c.name);
+  // Wording is uploaded and published in the application only: the one document write over MCP is the policy.
+  t.deepEqual(writes.filter((c) => /document/i.test(c.mcpTool ?? '')).map((c) => c.mcpTool), ['affiliate_documents_update']);
 });
 
 test('When the OpenAPI document is built, then it has GET operations only and no write tool appears in it', (t) => {

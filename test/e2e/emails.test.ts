@@ -71,7 +71,7 @@ test('When a person with personal data opens E-mails, then the partner e-mails o
   await approval.locator('summary.subject').click();
   t.is((await approval.locator('summary.subject').textContent())!.trim(), 'Váš účet v programe Partner programme je schválený');
   t.regex((await approval.locator('pre.body').textContent())!, /Dobrý deň Petra Page/);
-  t.regex((await approval.locator('ul.attachments').textContent())!, /partner-agreement-sk-v2\.txt/);
+  t.regex((await approval.locator('ul.attachments').textContent())!, /partner-agreement-sk-v2\.pdf/);
 
   const rejection = page.locator(`tr[data-email-id="${t.context.rejectionEmailId}"]`);
   await rejection.locator('summary.subject').click();

@@ -27,7 +27,7 @@ export const APPLICATION_PAGES = [
   '/app', '/app/customers', '/app/documents', '/app/approvals', '/app/products', '/app/products?market=sk&search=NOTHING-MATCHES', '/app/products/import',
   '/app/categories', '/app/categories?market=sk&search=NOTHING-MATCHES',
   '/app/keys', '/app/shops', '/app/webhooks', '/app/connections', '/app/automations', '/app/notifications', '/app/emails', '/app/people',
-  '/app/plan', '/app/account', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
+  '/app/plan', '/app/account', '/app/affiliate/documents', '/app/customers?market=sk&purchaseFrom=2000-01-01&purchaseTo=2000-01-02', '/app/documents?market=sk&type=credit_note&query=NOTHING-MATCHES',
 ];
 
 /**

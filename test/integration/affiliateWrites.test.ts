@@ -12,6 +12,7 @@ import type { Db } from '../../src/db/knex.js';
 import { connectLegacy, connectModern, toolError } from '../helpers/mcp.js';
 import { api, issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { PDFParse } from 'pdf-parse';
 
 interface Extra { client: ModernClient; accountId: string; skShopId: string }
 
@@ -48,6 +49,16 @@ async function newCodeRequest(db: Db, shopId: string, partnerId: string, code: s
 
 const outboxRow = (db: Db, emailId: string) => db('email_outbox').where({ id: emailId }).first();
 
+/** The text of a PDF attachment (pdf-parse, as the documents tests read PDFs). */
+async function pdfText(bytes: Buffer): Promise<string> {
+  const parser = new PDFParse({ data: new Uint8Array(bytes) });
+  try {
+    return (await parser.getText()).text;
+  } finally {
+    await parser.destroy();
+  }
+}
+
 test('When a waiting partner is approved, then the state changes and the Account approved e-mail with the agreement is in the outbox', async (t) => {
   const { db } = t.context.database;
   const p = await newPartner(db, t.context.accountId);
@@ -71,9 +82,13 @@ test('When a waiting partner is approved, then the state changes and the Account
   t.true(mail.body_html.includes(`/r/${p.handle.toLowerCase()}`), 'the partner\'s link is filled in');
   t.false(mail.body_html.includes('{{'), 'no variable is left unfilled');
   const [attachment] = mail.attachments;
-  t.is(attachment.fileName, 'partner-agreement-sk-v2.txt');
-  t.true(attachment.content.includes(p.handle), 'the agreement names the partner');
-  t.false(attachment.content.includes('{{'));
+  t.is(attachment.fileName, 'partner-agreement-sk-v2.pdf');
+  t.is(attachment.contentType, 'application/pdf');
+  const pdf = Buffer.from(attachment.content, 'base64');
+  t.is(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  const text = await pdfText(pdf);
+  t.true(text.includes(p.handle), 'the agreement names the partner');
+  t.false(text.includes('{{'));
 });
 
 test('When a transition is not allowed or lacks its reason, then it is refused and nothing changes', async (t) => {
@@ -136,7 +151,11 @@ test.serial('When a suspended partner with a signed agreement is approved again,
   t.is(approve.previousState, 'suspended');
   t.deepEqual(approve.email.attachments.map((a: any) => a.kind), ['signed_copy']);
   const mail = await outboxRow(db, approve.email.emailId);
-  t.true(mail.attachments[0].content.includes(suspended.handle));
+  t.is(mail.attachments[0].fileName, 'partner-agreement-sk-v2-signed.pdf');
+  t.is(mail.attachments[0].contentType, 'application/pdf');
+  const signedText = await pdfText(Buffer.from(mail.attachments[0].content, 'base64'));
+  t.true(signedText.includes(suspended.handle));
+  t.regex(signedText, /Signed electronically by/);
 
   const policy = data(await call(t.context.client, 'affiliate_documents_update', { key: 'partner-agreement', emailAttachment: false }));
   t.false(policy.document.policy.emailAttachment);

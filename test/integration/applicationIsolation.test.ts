@@ -54,6 +54,9 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['GET', '/customers/exports/:exportId'],
   ['GET', '/customers/exports/:exportId/download'],
   ['POST', '/shops/:code/disconnect'],
+  ['POST', '/affiliate/documents/:documentId/upload'],
+  ['POST', '/affiliate/documents/versions/:versionId/publish'],
+  ['GET', '/affiliate/documents/versions/:versionId/pdf'],
 ];
 
 /** Routes with a parameter that is not a tenant's record. */
@@ -103,12 +106,16 @@ test.before(async (t) => {
     id: exportId, account_id: demo.id, shop_id: sk.id, person_id: demoPerson.id, format: 'csv', query: JSON.stringify({ market: 'sk' }), status: 'ready', rows_total: 1, rows_done: 1,
     file: Buffer.from('customerKey\r\n'), file_name: 'demo-customers.csv', created_at: new Date(), finished_at: new Date(), expires_at: new Date(Date.now() + 3_600_000),
   });
+  // demo's agreement and a draft of it (publishing it is the change a foreign publish must not make).
+  const documentId = (await db('affiliate_documents').where({ account_id: demo.id, key: 'partner-agreement' }).first('id')).id;
+  const versionId = (await db('affiliate_document_versions').where({ document_id: documentId, status: 'draft' }).first('id')).id;
   const payoutId = (await db('affiliate_payouts as o').join('affiliate_partners as p', 'p.id', 'o.partner_id').where('p.account_id', demo.id).first('o.id')).id;
   t.context = {
     database, server,
     ids: {
       draftId, workflowId, id: '', endpointId, deliveryId: String(delivery.id), keyId: String(keyId), connectionId: String(connectionId),
       personId: demoPerson.id, invitationId, partnerId: String(partnerId), conversionId: String(conversionId), payoutId: String(payoutId), batchId, exportId,
+      documentId: String(documentId), versionId: String(versionId),
     },
   };
 });
@@ -125,7 +132,7 @@ function pathOf(route: string, ids: Record<string, string>): string {
     ['/affiliate/commissions', ids.conversionId!], ['/affiliate/payouts', ids.payoutId!],
   ];
   const idFor = byPrefix.find(([prefix]) => route.startsWith(prefix))?.[1] ?? ids.endpointId;
-  return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':batchId', ids.batchId!).replace(':exportId', ids.exportId!).replace(':code', 'pl').replace(':id', idFor)}`;
+  return `/app${route.replace(':draftId', ids.draftId).replace(':workflowId', ids.workflowId).replace(':deliveryId', ids.deliveryId).replace(':batchId', ids.batchId!).replace(':exportId', ids.exportId!).replace(':code', 'pl').replace(':documentId', ids.documentId!).replace(':versionId', ids.versionId!).replace(':id', idFor)}`;
 }
 
 /** demo's rows the pages can change, as a digest. */
@@ -141,6 +148,7 @@ async function demoDigest(db: TestDatabase['db']): Promise<string> {
       union all select p::text from people p where account_id = (select id from accounts where code = 'demo')
       union all select i::text from person_invitations i where account_id = (select id from accounts where code = 'demo')
       union all select p::text from affiliate_partners p where account_id = (select id from accounts where code = 'demo')
+      union all select concat_ws(',', v.id, v.status, v.version) from affiliate_document_versions v join affiliate_documents d on d.id = v.document_id where d.account_id = (select id from accounts where code = 'demo')
       union all select c::text from affiliate_conversions c join affiliate_partners p on p.id = c.partner_id where p.account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', b.id, b.status) from text_edit_batches b where account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', x.id, x.status) from customer_exports x where account_id = (select id from accounts where code = 'demo')

@@ -6,6 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
+import { PDFParse } from 'pdf-parse';
 import { SMTPServer } from 'smtp-server';
 import { appTest } from '../helpers/app.js';
 import { makePerson } from '../helpers/application.js';
@@ -71,8 +72,15 @@ test.serial('When a partner is approved and the sender runs, then the e-mail arr
   const parsed = await simpleParser(mail!.raw);
   t.is(parsed.subject, 'Your Partner programme account is approved');
   t.true(String(parsed.html).includes('Hello Sam Smtp'));
-  t.deepEqual(parsed.attachments.map((a) => a.filename), ['partner-agreement-en-v1.txt']);
-  t.true(parsed.attachments[0].content.toString('utf8').includes('SMTPTEST'));
+  // The agreement arrives as a real PDF with its own content type, its text naming the partner.
+  t.deepEqual(parsed.attachments.map((a) => [a.filename, a.contentType]), [['partner-agreement-en-v1.pdf', 'application/pdf']]);
+  t.is(parsed.attachments[0].content.subarray(0, 5).toString('latin1'), '%PDF-');
+  const parser = new PDFParse({ data: new Uint8Array(parsed.attachments[0].content) });
+  try {
+    t.regex((await parser.getText()).text, /SMTPTEST/);
+  } finally {
+    await parser.destroy();
+  }
   t.is(parsed.headers.get('x-service-email-id'), result.email!.emailId);
   const row = await db('email_outbox').where({ id: result.email!.emailId }).first();
   t.is(row.status, 'sent');
@@ -84,6 +92,22 @@ test.serial('When a partner is approved and the sender runs, then the e-mail arr
   await sendDueEmails(db, again, FROM, () => new Date());
   again.close();
   t.is(t.context.received.length, before);
+});
+
+test.serial('When an e-mail queued before PDFs carries a text attachment without a content type, then it is still sent as text/plain', async (t) => {
+  const { db } = t.context.database;
+  const account = await db('accounts').where({ code: 'demo' }).first('id');
+  await queueEmail(db, {
+    accountId: String(account.id), source: 'affiliate', event: 'account_approved', recipient: 'legacy@partners.example', subject: 'Legacy attachment', bodyHtml: '<p>x</p>', now: new Date(),
+    attachments: [{ documentKey: 'partner-agreement', title: 'Partner agreement', language: 'en', version: 1, fileName: 'partner-agreement-en-v1.txt', kind: 'published_text', content: 'LEGACY WORDING' }],
+  });
+  const transport = createTransport(`smtp://127.0.0.1:${t.context.port}`);
+  await sendDueEmails(db, transport, FROM, () => new Date());
+  transport.close();
+  const mail = t.context.received.find((m) => m.to.includes('legacy@partners.example'));
+  t.truthy(mail);
+  const parsed = await simpleParser(mail!.raw);
+  t.deepEqual(parsed.attachments.map((a) => [a.filename, a.contentType, a.content.toString('utf8')]), [['partner-agreement-en-v1.txt', 'text/plain', 'LEGACY WORDING']]);
 });
 
 test.serial('When an e-mail is addressed to the account\'s people, then every person of the account gets it', async (t) => {

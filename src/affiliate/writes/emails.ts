@@ -1,13 +1,14 @@
 /**
  * Partner e-mails of the affiliate writes: the event's template in the partner's language (English, then any, when the
  * partner's language has none), its `{{variables}}` filled from the programme, the shop and the partner, and for the
- * "Account approved" e-mail the documents the document policy attaches. The e-mail is queued in the outbox in the
+ * "Account approved" e-mail the documents the document policy attaches, as PDFs. The e-mail is queued in the outbox in the
  * caller's transaction; a disabled event or a partner without an address is recorded as `skipped`, never silently lost.
  */
 import type { Knex } from 'knex';
 import type { ShopRef } from '../../capabilities/context.js';
 import { queueEmail, type EmailAttachmentRef, type EmailStatus } from '../../email/outbox.js';
 import { renderText } from '../content.js';
+import { htmlBlocks, renderWordingPdf, textBlocks } from '../staff/documentWording.js';
 
 export const PARTNER_EMAIL_EVENTS = ['account_approved', 'account_rejected', 'conversion_approved', 'payout_paid', 'code_request_decided'] as const;
 export type PartnerEmailEvent = (typeof PARTNER_EMAIL_EVENTS)[number];
@@ -70,8 +71,30 @@ export async function variableValues(trx: Knex, accountId: string, shop: Pick<Sh
   return values;
 }
 
-/** The documents the policy attaches to the "Account approved" e-mail of this partner. */
-async function approvalAttachments(trx: Knex.Transaction, accountId: string, partner: PartnerForEmail, language: string, values: Record<string, string>) {
+/**
+ * The PDF of one attachment: an uploaded PDF as it was uploaded; wording uploaded as HTML, or kept as text (the
+ * demo's), rendered with the partner's values filled in; a signed copy is the text as signed with its signature record.
+ */
+async function attachmentPdf(title: string, language: string, version: { version: number; html: string | null; file: Buffer | null; public_text: string },
+  signature: { signed_text: string; signed_at: Date; method: string; verification: string; text_sha256: string } | undefined,
+  values: Record<string, string>, partner: PartnerForEmail, now: Date): Promise<Buffer> {
+  const subtitle = `Version ${version.version} · ${language}`;
+  if (signature) {
+    return (await renderWordingPdf({
+      title, subtitle: `${subtitle} · signed copy of ${partner.handle}`, blocks: textBlocks(signature.signed_text), createdAt: signature.signed_at,
+      footer: [`Signed electronically by ${partner.handle} on ${signature.signed_at.toISOString()} (${signature.method}, verified by ${signature.verification}).`,
+        `SHA-256 of the signed version's text: ${signature.text_sha256.trim()}`],
+    })).content;
+  }
+  if (version.html === null && version.file) return version.file;
+  const blocks = version.html !== null
+    ? htmlBlocks(version.html).map((b) => ({ ...b, text: renderText(b.text, values) }))
+    : textBlocks(renderText(version.public_text, values));
+  return (await renderWordingPdf({ title, subtitle, blocks, createdAt: now })).content;
+}
+
+/** The documents the policy attaches to the "Account approved" e-mail of this partner, each as a PDF. */
+async function approvalAttachments(trx: Knex.Transaction, accountId: string, partner: PartnerForEmail, language: string, values: Record<string, string>, now: Date) {
   const documents = await trx('affiliate_documents').where({ account_id: accountId, enabled: true, email_attachment: true }).orderBy('key')
     .select('id', 'key', 'title', 'applies_to', 'signed_copy');
   const attached: EmailAttachmentRef[] = [];
@@ -79,19 +102,21 @@ async function approvalAttachments(trx: Knex.Transaction, accountId: string, par
   for (const d of documents) {
     if (d.applies_to === 'influencers' && partner.kind !== 'influencer') continue;
     const version = await trx('affiliate_document_versions').where({ document_id: d.id, language, status: 'published' }).orderBy('version', 'desc')
-      .first('id', 'version', 'public_text');
+      .first('id', 'version', 'public_text', 'html', 'file');
     if (!version) {
       notAttached.push({ documentKey: d.key, reason: `no published version in \`${language}\`` });
       continue;
     }
-    // The service keeps the wording as text (the PDF only as metadata), so the e-mail attaches the text itself.
     const signature = d.signed_copy
-      ? await trx('affiliate_signatures').where({ partner_id: partner.id, version_id: version.id, state: 'valid' }).first('id', 'signed_text')
+      ? await trx('affiliate_signatures').where({ partner_id: partner.id, version_id: version.id, state: 'valid' })
+        .first('id', 'signed_text', 'signed_at', 'method', 'verification', 'text_sha256')
       : undefined;
+    // Frozen in the outbox row as bytes (AW3, AD4): what the partner receives is what was decided when it was queued.
+    const pdf = await attachmentPdf(d.title, language, version, signature, values, partner, now);
     attached.push({
-      documentKey: d.key, title: d.title, language, version: version.version, fileName: `${d.key}-${language}-v${version.version}${signature ? '-signed' : ''}.txt`,
+      documentKey: d.key, title: d.title, language, version: version.version, fileName: `${d.key}-${language}-v${version.version}${signature ? '-signed' : ''}.pdf`,
       kind: signature ? 'signed_copy' : 'published_text', ...(signature ? { signatureId: String(signature.id) } : {}),
-      content: signature ? signature.signed_text : renderText(version.public_text, values),
+      content: pdf.toString('base64'), encoding: 'base64', contentType: 'application/pdf',
     });
   }
   return { attached, notAttached };
@@ -120,7 +145,7 @@ export async function queuePartnerEmail(trx: Knex.Transaction, input: PartnerEma
   const language = template?.language ?? partner.language;
   const subject = template ? renderText(template.subject, values) : input.event;
   const body = (template ? renderText(template.body_html, htmlValues) : '') + (input.appendix ? `\n<p>${escapeHtml(input.appendix)}</p>` : '');
-  const { attached, notAttached } = input.event === 'account_approved' ? await approvalAttachments(trx, input.accountId, partner, language, values) : { attached: [], notAttached: [] };
+  const { attached, notAttached } = input.event === 'account_approved' ? await approvalAttachments(trx, input.accountId, partner, language, values, input.now) : { attached: [], notAttached: [] };
   const skippedReason = !template ? `there is no template for the event \`${input.event}\``
     : !template.enabled ? `the e-mail of the event \`${input.event}\` is disabled`
       : !partner.email ? 'the partner has no e-mail address' : null;

@@ -113,7 +113,7 @@ const versionView = z.object({
   storedText: z.string().describe('The text as stored, variables unsubstituted.'), publicText: z.string().describe('The text as the portal shows it publicly.'),
   fingerprints: z.object({ textSha256: z.string(), pdfSha256: z.string().nullable() }),
   source: z.string().describe('upload or editor.'),
-  pdf: z.record(z.string(), z.unknown()).nullable().describe('PDF metadata (file name, pages, bytes, sha256); null for a draft.'),
+  pdf: z.record(z.string(), z.unknown()).nullable().describe('PDF metadata (file name, pages, bytes, sha256; `uploadedAs` pdf or html for wording uploaded in the application); null when the version has no PDF.'),
   createdAt: timestamp, publishedAt: timestamp.nullable(),
 });
 

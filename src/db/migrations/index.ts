@@ -28,6 +28,7 @@ import * as m083 from './083_shop_credentials_deleted.js';
 import * as m084 from './084_catalogue_urls.js';
 import * as m085 from './085_mcp_tasks.js';
 import * as m095 from './095_text_edits_exports.js';
+import * as m096 from './096_affiliate_document_uploads.js';
 import * as m098 from './098_mcp_sessions.js';
 import * as m100 from './100_setup_tokens.js';
 
@@ -61,6 +62,7 @@ export const migrations = [
   { name: '084_catalogue_urls', ...m084 },
   { name: '085_mcp_tasks', ...m085 },
   { name: '095_text_edits_exports', ...m095 },
+  { name: '096_affiliate_document_uploads', ...m096 },
   { name: '098_mcp_sessions', ...m098 },
   { name: '100_setup_tokens', ...m100 },
 ];

@@ -1,8 +1,8 @@
 /**
  * The partner programme for staff (issue 24 point 3): the partner queue (the same rules and e-mails as
  * affiliate_partners_set_state), commission approval one by one and in bulk, and payouts drawn up as drafts, confirmed
- * and marked paid by a person, each with its PDF statement. Everyone signed in reads these pages for their shops;
- * deciding needs the permission `affiliate:manage` (rules in src/affiliate/staff). None of this exists over MCP.
+ * and marked paid by a person, each with its PDF statement, and the documents' wording (documents.ts). Everyone
+ * signed in reads these pages for their shops; deciding needs the permission `affiliate:manage` (rules in src/affiliate/staff). None of this exists over MCP.
  */
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '../../../../src/errors.js';
@@ -17,6 +17,7 @@ import type { Person } from '../../../../src/people/model.js';
 import { field, fields } from '../../forms.js';
 import type { ApplicationDeps } from '../../index.js';
 import { renderPage } from '../../render.js';
+import { affiliateDocumentsRoutes } from './documents.js';
 import { currentPerson, requirePermission, requirePerson } from '../../session.js';
 
 const MAX_BULK = 500;
@@ -166,6 +167,9 @@ export function affiliateStaffRoutes(deps: ApplicationDeps): Router {
       await partnersPage(req, res, { error: `${error.code}: ${error.message}` }, error.status);
     }
   });
+
+  // ---- Document wording ----
+  router.use(affiliateDocumentsRoutes(deps));
 
   return router;
 }
