@@ -187,3 +187,33 @@ test('When a person of acme opens or acts on demo\'s records by id, then each pa
   }
   t.is(await demoDigest(db), before, 'no row of demo changed');
 });
+
+test.serial('When a person of acme opens the affiliate lists, then every row is acme\'s, and a person of demo sees demo\'s', async (t) => {
+  const db = t.context.database.db;
+  // The tables each list shows, with the account each row belongs to.
+  const lists: Array<[string, string]> = [
+    ['/app/affiliate/commissions', 'select c.id::text from affiliate_conversions c join shops s on s.id = c.shop_id join accounts a on a.id = s.account_id where a.code = ?'],
+    ['/app/affiliate/partners', 'select p.id::text from affiliate_partners p join accounts a on a.id = p.account_id where a.code = ?'],
+    ['/app/affiliate/payouts', 'select o.id::text from affiliate_payouts o join accounts a on a.id = o.account_id where a.code = ?'],
+  ];
+  const rowsShown = async (account: string) => {
+    const person = await makePerson(db, { account, role: 'owner' });
+    const client = new FormClient(t.context.server.baseUrl);
+    t.is((await client.signIn(person.email, person.password)).status, 303);
+    const shown: Record<string, string[]> = {};
+    for (const [list] of lists) {
+      const res = await client.get(list);
+      t.is(res.status, 200, list);
+      shown[list] = [...res.text.matchAll(/<tr data-id="(\d+)"/g)].map((m) => m[1]!);
+    }
+    return shown;
+  };
+  const acme = await rowsShown('acme');
+  const demo = await rowsShown('demo');
+  for (const [list, sql] of lists) {
+    const acmeIds = new Set((await db.raw(sql, ['acme'])).rows.map((r: { id: string }) => r.id));
+    t.deepEqual(acme[list]!.filter((id) => !acmeIds.has(id)), [], `${list} shows another account's rows to acme`);
+    const demoIds = new Set((await db.raw(sql, ['demo'])).rows.map((r: { id: string }) => r.id));
+    t.true(demo[list]!.length > 0 && demo[list]!.every((id) => demoIds.has(id)), `${list} shows demo its own rows`);
+  }
+});
