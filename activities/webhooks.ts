@@ -194,8 +194,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             totals.sent = sender.totals.sent;
             failures = 0;
             if (dispatched.events === 0 && taken === 0) {
-              // Asleep until NOTIFY, a finished request or the safety net (retries are their workflows' timers, W3).
-              await work.wait(deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS);
+              // Asleep until NOTIFY, a finished request, the safety net, or the next retry falling due (WR1: made here
+              // on time; the delivery's workflow makes it when no dispatcher does).
+              const idleMs = deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS;
+              const dueAt = await sender.nextDueAt();
+              await work.wait(dueAt === null ? idleMs : Math.max(0, Math.min(idleMs, dueAt - Date.now())));
             }
           } catch (error) {
             // Postgres unreachable for a moment: deliveries stay in Postgres; try again with back-off.

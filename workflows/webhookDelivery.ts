@@ -1,10 +1,11 @@
 /**
  * One webhook delivery through its states (SPEC "Webhook delivery"), ID `webhook-delivery-<deliveryId>`, for the
- * deliveries that run as a workflow: manual retries (D15) and those a workflow already holds. Automatic attempts are
- * made by the dispatcher's sender with the same schedule (src/webhooks/direct.ts, T10). Postgres holds the state; this
- * workflow owns its timers: it asks for an attempt, waits the retry delay (1, 5, 15, 60, 240 minutes by
- * default) after a failure, and waits to be woken while the endpoint is paused or the plan has no webhooks. A wake-up
- * also ends it at once when the delivery was skipped meanwhile.
+ * deliveries that run as a workflow: those whose first attempt failed (W3), manual retries (D15) and held ones. Postgres
+ * holds the state; this workflow owns the schedule with durable timers: it asks for an attempt, waits the retry delay
+ * (1, 5, 15, 60, 240 minutes by default) after a failure, and waits to be woken while the endpoint is paused or the plan
+ * has no webhooks. A wake-up also ends it at once when the delivery was skipped meanwhile. WR1: while a partition
+ * dispatcher runs it makes each retry when due (on time, whatever the Temporal server's backlog); when the timer fires
+ * this workflow finds the attempt made and records its result, or claims and makes it itself.
  */
 import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { webhookSearchAttributes, type WebhookWorkflowStatus } from '../src/temporal/searchAttributes.js';
@@ -73,20 +74,23 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, retryScheduleMs: input.retryScheduleMs });
     if (result.pauseCheck) await requestEndpointCheck({ endpointId: input.endpointId });
     if (result.outcome === 'done') return end(result.status);
-    if (result.outcome === 'retry') {
+    if (result.outcome === 'retry' || result.outcome === 'claimed') {
       // A wake-up during the wait means the delivery may have ended (endpoint disabled or deleted): end now if it
       // did, else wait out the rest, so the retry schedule holds exactly.
-      // The engine's delay, counted from the attempt's end (now, in workflow time); an attempt logged by an earlier
-      // execution reports none, then the schedule's delay counts from now as well.
-      const retryAt = attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt
-        : Date.now() + (result.retryDelayMs ?? input.retryScheduleMs[attempt - 1] ?? 0);
-      show('RETRYING');
+      // The delay from now (workflow time): the engine's delay after an attempt made here, what is left until the due
+      // time for one the dispatcher made (WR1), or when to look again at a claimed one. Results recorded before WR1
+      // may lack it: then the start's `firstRetryAt`, else the schedule's delay from now.
+      const retryAt = result.retryDelayMs !== undefined ? Date.now() + result.retryDelayMs
+        : attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt
+          : Date.now() + (input.retryScheduleMs[attempt - 1] ?? 0);
+      if (result.outcome === 'retry') show('RETRYING');
       for (woken = false; Date.now() < retryAt; woken = false) {
         if (!(await condition(() => woken, retryAt - Date.now()))) break;
         const status = await webhookDeliveryStatus({ deliveryId: input.deliveryId });
         if (status !== 'PENDING') return end(status);
       }
-      attempt++;
+      // WR1: when its timer fires, the next attempt is made here unless the dispatcher made it (then it is recorded).
+      if (result.outcome === 'retry') attempt = (result.lastAttempt ?? attempt) + 1;
     } else {
       show('HELD');
       await condition(() => woken, HOLD_RECHECK);

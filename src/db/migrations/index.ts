@@ -28,6 +28,7 @@ import * as m083 from './083_shop_credentials_deleted.js';
 import * as m084 from './084_catalogue_urls.js';
 import * as m085 from './085_mcp_tasks.js';
 import * as m095 from './095_text_edits_exports.js';
+import * as m099 from './099_webhook_retry_claims.js';
 
 export const migrations = [
   { name: '001_accounts_shops_keys', ...m001 },
@@ -59,4 +60,5 @@ export const migrations = [
   { name: '084_catalogue_urls', ...m084 },
   { name: '085_mcp_tasks', ...m085 },
   { name: '095_text_edits_exports', ...m095 },
+  { name: '099_webhook_retry_claims', ...m099 },
 ];
