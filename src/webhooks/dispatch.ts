@@ -10,6 +10,7 @@ import { toEnvelope, type OutboxRow } from '../events/outbox.js';
 import { partitionClause, type Partition } from './partitions.js';
 import { webhooksEnabled } from './plan.js';
 import { PAUSE_ABOVE_PENDING } from './settings.js';
+import { DISPATCHER_FIRST_MS } from './delivery.js';
 
 type EventRow = OutboxRow & { tenant: string };
 
@@ -119,8 +120,10 @@ export interface StartableDelivery {
   endpointId: string;
   /** The attempt its workflow starts with: attempts continue (D15). */
   firstAttempt: number;
-  /** When `firstAttempt` was made already (direct path, T4): when the next one is due (epoch ms). */
+  /** When `firstAttempt` was made already (direct path, T4): when the next one is due (epoch ms; before WR1). */
   firstRetryAt?: number;
+  /** WR1: `firstAttempt` was made already: the workflow's first timer, from its start (due time + the dispatcher's turn). */
+  firstRetryDelayMs?: number;
   /** What the workflow's search attributes show (W3): the account's code, the event's shop code and type. */
   labels?: DeliveryLabels;
 }
@@ -184,13 +187,14 @@ export interface StartPendingOptions {
 
 /**
  * How a pending delivery's workflow starts: a manual retry with the next attempt at once (D15); a delivery whose last
- * scheduled attempt failed (the direct path's first attempt, T4) by waiting for that attempt's retry time; a new one
- * with attempt 1.
+ * scheduled attempt failed (the direct path's first attempt, T4) by waiting for that attempt's retry time and the
+ * dispatcher's turn (WR1: the dispatcher makes it then, the workflow records it or makes it itself); a new one with
+ * attempt 1.
  */
-export function workflowStartOf(row: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null }): StartableDelivery {
+export function workflowStartOf(row: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null }, now = Date.now()): StartableDelivery {
   const base = { deliveryId: String(row.id), endpointId: String(row.endpoint_id) };
   if (row.manual_retry_at || row.attempts === 0) return { ...base, firstAttempt: row.attempts + 1 };
-  return { ...base, firstAttempt: row.attempts, ...(row.next_attempt_at ? { firstRetryAt: row.next_attempt_at.getTime() } : {}) };
+  return { ...base, firstAttempt: row.attempts, ...(row.next_attempt_at ? { firstRetryDelayMs: Math.max(0, row.next_attempt_at.getTime() - now) + DISPATCHER_FIRST_MS } : {}) };
 }
 
 /**
