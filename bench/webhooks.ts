@@ -361,6 +361,7 @@ async function main() {
       const outcomes = (await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.event_type', 'order.paid')
         .select('a.attempt', 'a.outcome').count<{ attempt: number; outcome: string; count: string }[]>('* as count').groupBy('a.attempt', 'a.outcome').orderBy(['a.attempt', 'a.outcome']))
         .map((r) => `attempt ${r.attempt} ${r.outcome} ${r.count}`).join(', ');
+      const withWorkflow = Number((await db('webhook_deliveries').where({ event_type: 'order.paid' }).whereNotNull('workflow_started_at').count<{ count: string }[]>('* as count').first())!.count);
       const doubled = Number((await db.raw(`select count(*) as count from (select event_id from webhook_deliveries d join webhook_delivery_attempts a on a.delivery_id = d.id
         where d.event_type = 'order.paid' and a.outcome = 'success' group by d.id, event_id having count(*) > 1) x`)).rows[0].count);
       // Per delivery: when its retry was due (first attempt logged + delay) and when the receiver got it.
@@ -380,7 +381,7 @@ async function main() {
         `  first attempts of all ${retryTotal} done ${fmt((firstAttemptsDone - firstRetryAt) / 1000)} s after the burst`,
         `  retry arrived after it was due by: p50 ${fmt(percentile(lateness, 50))} ms, p99 ${fmt(percentile(lateness, 99))} ms, max ${fmt(lateness[lateness.length - 1] ?? NaN)} ms`,
         `  not SENT: ${unsent}; deliveries with more than one successful attempt: ${doubled}; receipts: ${flaky.receipts.length} for ${retryTotal} deliveries`,
-        `  attempts: ${outcomes}`,
+        `  attempts: ${outcomes}; deliveries that got their workflow: ${withWorkflow}`,
         '',
       );
     }

@@ -63,7 +63,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   setHandler(wakeSignal, () => {
     woken = true;
   });
-  let shown: WebhookWorkflowStatus | null = null;
+  // Started after a failed attempt (WR2), the start already showed RETRYING.
+  let shown: WebhookWorkflowStatus | null = input.firstRetryDelayMs !== undefined ? 'RETRYING' : null;
   /** Shows the delivery's state in the Temporal UI (only when started with the attributes, W3). */
   const show = (status: WebhookWorkflowStatus) => {
     if (!input.searchAttributes || status === shown) return;

@@ -1,9 +1,11 @@
 /**
- * The direct delivery path (issue 15, T4, T10, W3): the dispatcher's sender makes the first attempt of every delivery
- * as soon as it exists, without a workflow — the common case (a 2xx) costs no workflow. A delivery whose first attempt
- * fails stays PENDING with `next_attempt_at` (the engine's delay after that attempt ended) and is handed to its own
- * `webhook-delivery-<id>` workflow by the dispatcher's upkeep (dispatch.ts), which owns every retry with a durable
- * timer; manual retries (D15) and deliveries held by a pause on the workflow path run there too.
+ * The direct delivery path (issue 15, T4, T10, W3, WR1): the dispatcher's sender makes the first attempt of every
+ * delivery as soon as it exists, without a workflow — the common case (a 2xx) costs no workflow. A delivery whose
+ * first attempt fails stays PENDING with `next_attempt_at` (the engine's delay after that attempt ended) and is handed
+ * to its own `webhook-delivery-<id>` workflow by the dispatcher's upkeep (dispatch.ts), which keeps the schedule with
+ * durable timers; the sender still makes each retry when it falls due, under its claim in Postgres (claims.ts), and
+ * the workflow records it, or makes it itself when no sender did (WR1). Manual retries (D15) and deliveries held by a
+ * pause on the workflow path are their workflows' alone.
  *
  * - Postgres stays the state: a delivery is taken only while it is PENDING with no workflow and no attempt yet, and
  *   no other sender of this process holds it; its attempt is logged and its state moved in one transaction per batch
@@ -178,7 +180,7 @@ const OWNED = `d.status = 'PENDING' and d.workflow_started_at is null and d.held
  */
 const DUE_RETRY = `d.status = 'PENDING' and d.attempts > 0 and d.held_since is null and d.manual_retry_at is null`;
 
-/** The sender of one dispatcher run: first attempts of enabled endpoints (retries are their workflows', W3). */
+/** The sender of one dispatcher run: first attempts and due retries of enabled endpoints (WR1). */
 export class DirectSender {
   private readonly perEndpoint: number;
   private readonly maxInFlight: number;
@@ -217,8 +219,9 @@ export class DirectSender {
   }
 
   /**
-   * Takes the next deliveries — per endpoint those waiting for their first attempt (oldest first), as many as its lane
-   * has room for — and starts sending them. Returns how many it started.
+   * Takes the next deliveries — per endpoint its due retries (longest due first, each under its claim), then those
+   * waiting for their first attempt (oldest first), as many as its lane has room for — and starts sending them.
+   * Returns how many it started.
    */
   async fill(): Promise<number> {
     // Requests stuck at a receiver that does not answer do not count (T22), up to the bound on open requests.
@@ -286,11 +289,13 @@ export class DirectSender {
     const won = await claimAttempts(this.db, retries.map((row) => ({ deliveryId: String(row.id), attempt: row.attempts + 1 })), workerName, claimLeaseMs(this.settings.timeoutMs));
     for (const [lane, batch] of picked.entries()) picked[lane] = batch.filter((row) => row.attempts === 0 || won.has(String(row.id)));
     let started = 0;
+    const unused: Taken[] = [];
     for (const batch of picked) {
       if (batch.length === 0) continue;
       const lane = String(batch[0].endpoint_id);
       // The lane may have filled while this look-up ran (an overlapping run): take only what still fits.
       const fits = batch.slice(0, Math.max(0, this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
+      unused.push(...batch.filter((row) => row.attempts > 0 && won.has(String(row.id)) && !fits.includes(row)));
       if (fits.length === 0) continue;
       const takenAt = Date.now();
       for (const row of fits) {
@@ -301,6 +306,8 @@ export class DirectSender {
       started += fits.length;
       this.track(this.sendLane(fits));
     }
+    // Retries claimed but left out go back at once (else their workflows would wait for the claims to lapse).
+    if (unused.length > 0) await releaseClaims(this.db, unused.map((row) => ({ deliveryId: String(row.id), attempt: row.attempts + 1 })), workerName);
     return started;
   }
 

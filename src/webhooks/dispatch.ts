@@ -154,8 +154,14 @@ export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflow
     const q = liveEnabledEndpoint(db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .where('d.status', 'PENDING').whereNull('d.workflow_started_at'));
     // The complement of what the dispatcher's sender attempts itself (direct.ts, T10): manual retries and held ones.
-    // W3: a delivery whose first attempt failed (attempts > 0, still pending) is handed to its workflow here.
-    if (opts.workflowOnly) q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at').orWhere('d.attempts', '>', 0));
+    // W3: a delivery whose first attempt failed (attempts > 0, still pending) is handed to its workflow here, which
+    // keeps its schedule while the sender makes its retries when due (WR1).
+    if (opts.workflowOnly) {
+      q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at')
+        .orWhere((f) => f.where('d.attempts', '>', 0).modify((m) => (opts.deferStarts
+          ? m.where((g) => g.where('d.last_attempt_at', '<', opts.deferStarts!.failedBefore).orWhere('d.next_attempt_at', '<=', opts.deferStarts!.dueBefore))
+          : m))));
+    }
     const inPartition = partitionClause('d.endpoint_id', opts.partition);
     return q.whereRaw(inPartition.sql, inPartition.bindings);
   };
@@ -183,6 +189,12 @@ export interface StartPendingOptions {
   exclude?: ReadonlySet<string>;
   /** WS1: only deliveries of this partition's endpoints. */
   partition?: Partition;
+  /**
+   * WR4: deliveries whose attempt failed get their workflow only if that attempt was made before `failedBefore` or
+   * their next attempt is due before `dueBefore` (the dispatcher defers their starts while it is busy sending, so the
+   * Temporal work does not hold up due retries, but each still starts before its retry is due).
+   */
+  deferStarts?: { failedBefore: Date; dueBefore: Date };
 }
 
 /**
