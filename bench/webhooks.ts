@@ -11,8 +11,8 @@
  * d. (a) again, to the same four receivers, while a fifth endpoint times out (10 s) on every attempt (a new one per
  *    repeat): the healthy receivers' figures against (a), median against median.
  * e. Retry timers: BENCH_RETRIES deliveries (default 5,000) whose first attempt fails, retried after
- *    WEBHOOK_RETRY_SCHEDULE (default 5s here): how late the retry arrives after its timer was due (retries are their
- *    delivery workflows' durable timers, W3).
+ *    WEBHOOK_RETRY_SCHEDULE (default 5s here): how late the retry arrives after it was due (made by the dispatcher when
+ *    due and kept by the delivery workflows, WR1), the attempts' outcomes, and how many deliveries got their workflow.
  * f. Scale-out (WS1): a burst of BENCH_SCALE_EVENTS events (default 200) x BENCH_SCALE_ENDPOINTS endpoints (default 24,
  *    three per partition) whose receivers answer after 50 ms, delivered by 1 and then by 2 worker processes of their own
  *    (the in-process dispatcher stopped), each limited to BENCH_SCALE_IN_FLIGHT requests under way (default 32): the
