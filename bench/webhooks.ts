@@ -361,7 +361,15 @@ async function main() {
       const outcomes = (await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.event_type', 'order.paid')
         .select('a.attempt', 'a.outcome').count<{ attempt: number; outcome: string; count: string }[]>('* as count').groupBy('a.attempt', 'a.outcome').orderBy(['a.attempt', 'a.outcome']))
         .map((r) => `attempt ${r.attempt} ${r.outcome} ${r.count}`).join(', ');
-      const withWorkflow = Number((await db('webhook_deliveries').where({ event_type: 'order.paid' }).whereNotNull('workflow_started_at').count<{ count: string }[]>('* as count').first())!.count);
+      // Workflow starts are marked in Postgres per round of up to 500: counted once the count holds for 2 s (at most 30 s).
+      const countWorkflows = async () => Number((await db('webhook_deliveries').where({ event_type: 'order.paid' }).whereNotNull('workflow_started_at').count<{ count: string }[]>('* as count').first())!.count);
+      let withWorkflow = await countWorkflows();
+      for (let waited = 0; waited < 30_000; waited += 2_000) {
+        await new Promise((r) => setTimeout(r, 2_000));
+        const now = await countWorkflows();
+        if (now === withWorkflow) break;
+        withWorkflow = now;
+      }
       const doubled = Number((await db.raw(`select count(*) as count from (select event_id from webhook_deliveries d join webhook_delivery_attempts a on a.delivery_id = d.id
         where d.event_type = 'order.paid' and a.outcome = 'success' group by d.id, event_id having count(*) > 1) x`)).rows[0].count);
       // Per delivery: when its retry was due (first attempt logged + delay) and when the receiver got it.
