@@ -28,6 +28,17 @@ export interface WebhookActivityDeps {
 /** How often the dispatcher looks for workflows to start or wake, and its longest sleep without a notification. */
 const UPKEEP_INTERVAL_MS = 250;
 
+/**
+ * WR4: while the sender is busy (it took deliveries within the last SENDER_IDLE_MS), workflows for failed attempts are
+ * started only for attempts older than START_LAG_MAX_MS or retries due within START_BEFORE_DUE_MS: the starts and their
+ * first workflow tasks cost the process and the Temporal server CPU that due retries must not wait behind, and a
+ * failing delivery still becomes its workflow before its retry is due (with the 1-minute first delay of the schedule,
+ * in the quiet moments after a burst).
+ */
+const SENDER_IDLE_MS = 500;
+const START_LAG_MAX_MS = 30_000;
+const START_BEFORE_DUE_MS = 2_000;
+
 /** How often a partition's run looks whether this process serves more than its fair share (WS2). */
 const BALANCE_INTERVAL_MS = 1_000;
 
@@ -99,8 +110,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
     /**
      * One partition's dispatcher loop for `runForMs` (WS1): dispatches outbox events into deliveries (whichever
-     * partition gets there first, WS3), makes the first attempts of its endpoints' deliveries (direct.ts, T4), asks the
-     * actors of endpoints over 5,000 pending or 30 failures to check, and beside the loop starts workflows for failed
+     * partition gets there first, WS3), makes the first attempts and the due retries of its endpoints' deliveries
+     * (direct.ts, T4, WR1), asks the actors of endpoints over 5,000 pending or 30 failures to check, and beside the
+     * loop starts workflows for failed
      * first attempts and manual retries and wakes held deliveries whose endpoint may send again. Sleeps until Postgres
      * notifies new work (LISTEN, T6) or a request finished, polling as a safety net. A failing round (Postgres
      * restarting) is logged and tried again; heartbeats every round; ends early when the worker shuts down, and hands
@@ -140,6 +152,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // for the lease meanwhile, and the partition would stand still).
       const heartbeats = setInterval(() => ctx.heartbeat(totals), 1_000);
       let lastUpkeep = 0;
+      let lastBusy = 0;
       let lastBalance = Date.now();
       let failures = 0;
       let holdAccounts: string[] = [];
@@ -150,7 +163,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const runUpkeep = () => {
         upkeep = (async () => {
           try {
-            totals.started += await startPendingDeliveries(loopDb, workflows, 500, 32, { workflowOnly: true, exclude: claimedDeliveries(), ...(partition ? { partition } : {}) });
+            const deferStarts = Date.now() - lastBusy < SENDER_IDLE_MS
+              ? { failedBefore: new Date(Date.now() - START_LAG_MAX_MS), dueBefore: new Date(Date.now() + START_BEFORE_DUE_MS) } : undefined;
+            totals.started += await startPendingDeliveries(loopDb, workflows, 500, 32, { workflowOnly: true, exclude: claimedDeliveries(), ...(deferStarts ? { deferStarts } : {}), ...(partition ? { partition } : {}) });
             totals.woken += await wakeHeldDeliveries(loopDb, workflows, partition ? { partition } : {});
           } catch (error) {
             log.warn({ err: error }, 'starting or waking webhook delivery workflows failed; trying again');
@@ -183,8 +198,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             const dispatched: DispatchResult = readOutbox ? await dispatchOutboxBatch(loopDb, 500, { holdAccounts }) : { events: 0, deliveries: 0, overPendingLimit: [] };
             bursting = dispatched.events >= LARGE_BATCH ? 'large' : dispatched.events > 0 ? 'small' : false;
             for (const endpointId of dispatched.overPendingLimit) sender.checkEndpoint(endpointId);
-            // First attempts and due retries (T10).
+            // First attempts and due retries (T10, WR1: each retry under its claim).
             const taken = await sender.fill();
+            if (taken > 0 || sender.active > 0) lastBusy = Date.now();
             if (upkeepDue) {
               lastUpkeep = Date.now();
               if (!upkeep) runUpkeep();
@@ -194,8 +210,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             totals.sent = sender.totals.sent;
             failures = 0;
             if (dispatched.events === 0 && taken === 0) {
-              // Asleep until NOTIFY, a finished request or the safety net (retries are their workflows' timers, W3).
-              await work.wait(deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS);
+              // Asleep until NOTIFY, a finished request, the safety net, or the next retry falling due (WR1: made here
+              // on time; the delivery's workflow makes it when no dispatcher does).
+              const idleMs = deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS;
+              const dueAt = await sender.nextDueAt();
+              await work.wait(dueAt === null ? idleMs : Math.max(0, Math.min(idleMs, dueAt - Date.now())));
             }
           } catch (error) {
             // Postgres unreachable for a moment: deliveries stay in Postgres; try again with back-off.

@@ -1,10 +1,11 @@
 /**
  * One webhook delivery through its states (SPEC "Webhook delivery"), ID `webhook-delivery-<deliveryId>`, for the
- * deliveries that run as a workflow: manual retries (D15) and those a workflow already holds. Automatic attempts are
- * made by the dispatcher's sender with the same schedule (src/webhooks/direct.ts, T10). Postgres holds the state; this
- * workflow owns its timers: it asks for an attempt, waits the retry delay (1, 5, 15, 60, 240 minutes by
- * default) after a failure, and waits to be woken while the endpoint is paused or the plan has no webhooks. A wake-up
- * also ends it at once when the delivery was skipped meanwhile.
+ * deliveries that run as a workflow: those whose first attempt failed (W3), manual retries (D15) and held ones. Postgres
+ * holds the state; this workflow owns the schedule with durable timers: it asks for an attempt, waits the retry delay
+ * (1, 5, 15, 60, 240 minutes by default) after a failure, and waits to be woken while the endpoint is paused or the plan
+ * has no webhooks. A wake-up also ends it at once when the delivery was skipped meanwhile. WR1: while a partition
+ * dispatcher runs it makes each retry when due (on time, whatever the Temporal server's backlog); when the timer fires
+ * this workflow finds the attempt made and records its result, or claims and makes it itself.
  */
 import { condition, continueAsNew, defineSignal, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { webhookSearchAttributes, type WebhookWorkflowStatus } from '../src/temporal/searchAttributes.js';
@@ -46,6 +47,12 @@ export interface WebhookDeliveryInput {
    * T4): when the next attempt is due (epoch ms), so the retry timer counts from that attempt, not from this start.
    */
   firstRetryAt?: number;
+  /**
+   * WR1 (replaces `firstRetryAt` for new starts): attempt `firstAttempt` was made and logged by the dispatcher; the
+   * workflow's timer for the next one fires this long after the start (its due time plus the dispatcher's turn,
+   * DISPATCHER_FIRST_MS). Relative, so no clock but the workflow's counts.
+   */
+  firstRetryDelayMs?: number;
   /** Started with search attributes (W3): the workflow keeps `WebhookDeliveryStatus` up to date. */
   searchAttributes?: boolean;
 }
@@ -56,7 +63,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   setHandler(wakeSignal, () => {
     woken = true;
   });
-  let shown: WebhookWorkflowStatus | null = null;
+  // Started after a failed attempt (WR2), the start already showed RETRYING.
+  let shown: WebhookWorkflowStatus | null = input.firstRetryDelayMs !== undefined ? 'RETRYING' : null;
   /** Shows the delivery's state in the Temporal UI (only when started with the attributes, W3). */
   const show = (status: WebhookWorkflowStatus) => {
     if (!input.searchAttributes || status === shown) return;
@@ -67,26 +75,43 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     show(status === 'PENDING' ? 'RETRYING' : status);
     return status;
   };
+  /** Waits until `at` (workflow time); a wake-up meanwhile looks whether the delivery ended: then its status. */
+  const waitUntil = async (at: number): Promise<DeliveryStatus | null> => {
+    // A wake-up during the wait means the delivery may have ended (endpoint disabled or deleted): end now if it did,
+    // else wait out the rest, so the retry schedule holds exactly.
+    for (woken = false; Date.now() < at; woken = false) {
+      if (!(await condition(() => woken, at - Date.now()))) break;
+      const status = await webhookDeliveryStatus({ deliveryId: input.deliveryId });
+      if (status !== 'PENDING') return status;
+    }
+    return null;
+  };
   let attempt = input.firstAttempt;
+  if (input.firstRetryDelayMs !== undefined) {
+    // WR1: started after the dispatcher's failed attempt `firstAttempt`: no look-up first, the timer starts at once
+    // (one workflow task and no activity before it: thousands of these start at once when a receiver fails).
+    show('RETRYING');
+    const ended = await waitUntil(Date.now() + input.firstRetryDelayMs);
+    if (ended) return end(ended);
+    attempt++;
+  }
   for (;;) {
     if (!(attempt === input.firstAttempt && input.firstRetryAt !== undefined)) show('ATTEMPTING');
     const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, retryScheduleMs: input.retryScheduleMs });
     if (result.pauseCheck) await requestEndpointCheck({ endpointId: input.endpointId });
     if (result.outcome === 'done') return end(result.status);
-    if (result.outcome === 'retry') {
-      // A wake-up during the wait means the delivery may have ended (endpoint disabled or deleted): end now if it
-      // did, else wait out the rest, so the retry schedule holds exactly.
-      // The engine's delay, counted from the attempt's end (now, in workflow time); an attempt logged by an earlier
-      // execution reports none, then the schedule's delay counts from now as well.
-      const retryAt = attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt
-        : Date.now() + (result.retryDelayMs ?? input.retryScheduleMs[attempt - 1] ?? 0);
-      show('RETRYING');
-      for (woken = false; Date.now() < retryAt; woken = false) {
-        if (!(await condition(() => woken, retryAt - Date.now()))) break;
-        const status = await webhookDeliveryStatus({ deliveryId: input.deliveryId });
-        if (status !== 'PENDING') return end(status);
-      }
-      attempt++;
+    if (result.outcome === 'retry' || result.outcome === 'claimed') {
+      // The delay from now (workflow time): the engine's delay after an attempt made here, what is left until the due
+      // time for one the dispatcher made (WR1), or when to look again at a claimed one. Results recorded before WR1
+      // may lack it: then the start's `firstRetryAt`, else the schedule's delay from now.
+      const retryAt = result.retryDelayMs !== undefined ? Date.now() + result.retryDelayMs
+        : attempt === input.firstAttempt && input.firstRetryAt !== undefined ? input.firstRetryAt
+          : Date.now() + (input.retryScheduleMs[attempt - 1] ?? 0);
+      if (result.outcome === 'retry') show('RETRYING');
+      const ended = await waitUntil(retryAt);
+      if (ended) return end(ended);
+      // WR1: when its timer fires, the next attempt is made here unless the dispatcher made it (then it is recorded).
+      if (result.outcome === 'retry') attempt = (result.lastAttempt ?? attempt) + 1;
     } else {
       show('HELD');
       await condition(() => woken, HOLD_RECHECK);
@@ -94,7 +119,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
     // A delivery held for weeks loops once an hour: keep the history short.
     if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 2_000) {
-      await continueAsNew<typeof webhookDeliveryWorkflow>({ ...input, firstAttempt: attempt, firstRetryAt: undefined });
+      await continueAsNew<typeof webhookDeliveryWorkflow>({ ...input, firstAttempt: attempt, firstRetryAt: undefined, firstRetryDelayMs: undefined });
     }
   }
 }

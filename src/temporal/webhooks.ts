@@ -91,12 +91,13 @@ export function webhookWorkflowsClient(client: Client, taskQueue: string, retryS
   const withAttributes = opts.searchAttributes ?? true;
   const deliveryArgs = (d: StartableDelivery, labelled: boolean): [WebhookDeliveryInput] => [{
     deliveryId: d.deliveryId, endpointId: d.endpointId, firstAttempt: d.firstAttempt, retryScheduleMs,
-    ...(d.firstRetryAt !== undefined ? { firstRetryAt: d.firstRetryAt } : {}), ...(labelled ? { searchAttributes: true } : {}),
+    ...(d.firstRetryAt !== undefined ? { firstRetryAt: d.firstRetryAt } : {}), ...(d.firstRetryDelayMs !== undefined ? { firstRetryDelayMs: d.firstRetryDelayMs } : {}),
+    ...(labelled ? { searchAttributes: true } : {}),
   }];
   const startOnce = async (d: StartableDelivery, labelled: boolean) => {
     await client.workflow.start('webhookDeliveryWorkflow', {
       taskQueue, workflowId: workflowIds.webhookDelivery(d.deliveryId), args: deliveryArgs(d, labelled), workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      ...(labelled && d.labels ? { typedSearchAttributes: deliveryAttributes(d, d.firstRetryAt !== undefined ? 'RETRYING' : 'ATTEMPTING') } : {}),
+      ...(labelled && d.labels ? { typedSearchAttributes: deliveryAttributes(d, d.firstRetryAt !== undefined || d.firstRetryDelayMs !== undefined ? 'RETRYING' : 'ATTEMPTING') } : {}),
     });
   };
   return {

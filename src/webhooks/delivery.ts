@@ -3,7 +3,8 @@
  * address, signs the stored body with a fresh timestamp, POSTs it, and logs the attempt and the delivery's new state
  * in one transaction. Idempotent per (delivery, attempt number): an attempt already logged is never sent or logged
  * again, so a retried activity cannot log twice (it may send twice if it crashed between POST and log — receivers
- * de-duplicate by `event_id`, as SPEC asks).
+ * de-duplicate by `event_id`, as SPEC asks). A retry may also be made by the partition dispatcher when due (WR1): the
+ * attempt is sent only under its claim (claims.ts), and one the dispatcher made is reported, not made again.
  */
 import type { Db } from '../db/knex.js';
 import { logger } from '../logger.js';
@@ -15,6 +16,7 @@ import { decryptSecret } from './secrets.js';
 import { deliveryRequestHeaders } from './signature.js';
 import { failureNeedsPauseCheck, nextStep, retryDueAt } from './engine.js';
 import type { WebhookSettings } from './settings.js';
+import { claimAttempts, claimedByOther, claimLeaseMs, WORKFLOW_CLAIMANT } from './claims.js';
 
 export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'SKIPPED';
 
@@ -29,16 +31,34 @@ export interface AttemptInput {
 export interface AttemptResult {
   /**
    * `retry`: failed, attempts remain (the workflow waits `retryDelayMs`); `held`: not sent because the endpoint is
-   * paused or the plan has no webhooks (the workflow waits to be woken); `done`: the delivery reached `status`.
+   * paused or the plan has no webhooks (the workflow waits to be woken); `done`: the delivery reached `status`;
+   * `claimed`: another party (the partition dispatcher, WR1) is making this attempt now: the workflow looks again
+   * after `retryDelayMs`, for the same attempt number.
    */
-  outcome: 'retry' | 'held' | 'done';
+  outcome: 'retry' | 'held' | 'done' | 'claimed';
   status: DeliveryStatus;
   /** True when this failure brought an enabled endpoint to the pause threshold (the workflow tells the endpoint actor). */
   pauseCheck: boolean;
   httpStatus?: number | null;
-  /** With `retry`: the engine's delay before the next attempt, counted from this attempt's end (the workflow's timer). */
+  /**
+   * With `retry`: the delay before the next attempt, counted from now (the workflow's timer): the engine's delay after
+   * an attempt made here; for an attempt found already made (by the dispatcher, WR1), what is left until the due time
+   * Postgres holds. With `claimed`: when to look again.
+   */
   retryDelayMs?: number;
+  /** The number of the last attempt made (the dispatcher may have made several while the workflow's timer was late). */
+  lastAttempt?: number;
 }
+
+/** How long a workflow that found its attempt claimed by the dispatcher waits at most before it looks again (WR1). */
+export const CLAIMED_RECHECK_MS = 5_000;
+/**
+ * WR1: when the last attempt was made by another party (a running dispatcher), the workflow's timer fires this long
+ * after the next attempt is due, so the dispatcher makes it on time and the workflow only records it; were no
+ * dispatcher running by then, the workflow makes it itself, this late. An attempt the workflow made itself gets the
+ * schedule's exact delay (no dispatcher was seen).
+ */
+export const DISPATCHER_FIRST_MS = 2_000;
 
 const log = logger.child({ component: 'webhooks' });
 
@@ -57,23 +77,22 @@ interface DeliveryRow {
   deleted_at: Date | null;
   secret_encrypted: Buffer;
   consecutive_failures: number;
+  next_attempt_at: Date | null;
 }
 
 const pauseCheckFor = failureNeedsPauseCheck;
 
 /** Performs attempt `input.attempt` of a delivery, or reports why it is not made. */
 export async function attemptDelivery(db: Db, settings: WebhookSettings, input: AttemptInput): Promise<AttemptResult> {
-  const row: DeliveryRow | undefined = await db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select('d.id', 'd.status', 'd.attempts', 'd.body', 'd.event_id', 'd.event_type', 'd.manual_retry_at', 'd.endpoint_id',
+  const read = (): Promise<DeliveryRow | undefined> => db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select('d.id', 'd.status', 'd.attempts', 'd.body', 'd.event_id', 'd.event_type', 'd.manual_retry_at', 'd.endpoint_id', 'd.next_attempt_at',
       'e.account_id', 'e.url', 'e.state', 'e.deleted_at', 'e.secret_encrypted', 'e.consecutive_failures')
     .where('d.id', input.deliveryId).first();
+  let row = await read();
   if (!row) return { outcome: 'done', status: 'SKIPPED', pauseCheck: false };
 
-  const logged = await db('webhook_delivery_attempts').where({ delivery_id: row.id, attempt: input.attempt }).first('outcome', 'http_status');
-  if (logged) {
-    // Logged by an earlier execution of this activity: report what it decided, send nothing.
-    return { outcome: row.status === 'PENDING' ? 'retry' : 'done', status: row.status, pauseCheck: logged.outcome !== 'success' && pauseCheckFor(row.state, row.consecutive_failures), httpStatus: logged.http_status };
-  }
+  const made = await alreadyMade(db, row, input.attempt);
+  if (made) return made;
   if (row.status !== 'PENDING') {
     await db('webhook_deliveries').where({ id: row.id }).whereNotNull('held_since').update({ held_since: null });
     return { outcome: 'done', status: row.status, pauseCheck: false };
@@ -88,6 +107,39 @@ export async function attemptDelivery(db: Db, settings: WebhookSettings, input: 
     return { outcome: 'held', status: 'PENDING', pauseCheck: false };
   }
 
+  // WR1: the attempt is made only with its claim; the partition dispatcher may be making it right now, or have made it.
+  const won = await claimAttempts(db, [{ deliveryId: String(row.id), attempt: input.attempt }], WORKFLOW_CLAIMANT, claimLeaseMs(settings.timeoutMs));
+  if (!won.has(String(row.id))) {
+    row = await read();
+    if (!row) return { outcome: 'done', status: 'SKIPPED', pauseCheck: false };
+    const madeMeanwhile = await alreadyMade(db, row, input.attempt);
+    if (madeMeanwhile) return madeMeanwhile;
+    if (row.status !== 'PENDING') return { outcome: 'done', status: row.status, pauseCheck: false };
+    const other = await claimedByOther(db, String(row.id), input.attempt, WORKFLOW_CLAIMANT);
+    if (other) return { outcome: 'claimed', status: 'PENDING', pauseCheck: false, retryDelayMs: Math.min(CLAIMED_RECHECK_MS, other.leftMs) };
+    // Neither made nor claimed by another: the workflow asks for an attempt number the delivery is not at.
+    throw new Error(`attempt ${input.attempt} of delivery ${row.id} cannot be claimed: ${row.attempts} attempts were made`);
+  }
+  return sendAttempt(db, settings, row, input);
+}
+
+/**
+ * What an attempt already logged (by an earlier execution of this activity, or by the dispatcher, WR1) left: its
+ * result, and with the delivery still pending the time left until its next attempt is due. Sends nothing.
+ */
+async function alreadyMade(db: Db, row: DeliveryRow, attempt: number): Promise<AttemptResult | null> {
+  const logged = await db('webhook_delivery_attempts').where({ delivery_id: row.id, attempt }).first('outcome', 'http_status');
+  if (!logged) return null;
+  const pending = row.status === 'PENDING';
+  return {
+    outcome: pending ? 'retry' : 'done', status: row.status, httpStatus: logged.http_status, lastAttempt: row.attempts,
+    pauseCheck: logged.outcome !== 'success' && pauseCheckFor(row.state, row.consecutive_failures),
+    ...(pending && row.next_attempt_at ? { retryDelayMs: Math.max(0, row.next_attempt_at.getTime() - Date.now()) + DISPATCHER_FIRST_MS } : {}),
+  };
+}
+
+/** Resolves, verifies, signs and POSTs the attempt, then records it. */
+async function sendAttempt(db: Db, settings: WebhookSettings, row: DeliveryRow, input: AttemptInput): Promise<AttemptResult> {
   const attemptedAt = new Date();
   let result: SendResult;
   try {
@@ -146,6 +198,7 @@ async function recordAttempt(db: Db, row: DeliveryRow, input: AttemptInput, atte
     status: outcome.status,
     pauseCheck: !success && pauseCheckFor(outcome.state, outcome.failures),
     httpStatus: result.httpStatus,
+    lastAttempt: input.attempt,
     ...(outcome.status === 'PENDING' && step.status === 'PENDING' ? { retryDelayMs: step.retryDelayMs } : {}),
   };
 }

@@ -1,9 +1,11 @@
 /**
- * The direct delivery path (issue 15, T4, T10, W3): the dispatcher's sender makes the first attempt of every delivery
- * as soon as it exists, without a workflow — the common case (a 2xx) costs no workflow. A delivery whose first attempt
- * fails stays PENDING with `next_attempt_at` (the engine's delay after that attempt ended) and is handed to its own
- * `webhook-delivery-<id>` workflow by the dispatcher's upkeep (dispatch.ts), which owns every retry with a durable
- * timer; manual retries (D15) and deliveries held by a pause on the workflow path run there too.
+ * The direct delivery path (issue 15, T4, T10, W3, WR1): the dispatcher's sender makes the first attempt of every
+ * delivery as soon as it exists, without a workflow — the common case (a 2xx) costs no workflow. A delivery whose
+ * first attempt fails stays PENDING with `next_attempt_at` (the engine's delay after that attempt ended) and is handed
+ * to its own `webhook-delivery-<id>` workflow by the dispatcher's upkeep (dispatch.ts), which keeps the schedule with
+ * durable timers; the sender still makes each retry when it falls due, under its claim in Postgres (claims.ts), and
+ * the workflow records it, or makes it itself when no sender did (WR1). Manual retries (D15) and deliveries held by a
+ * pause on the workflow path are their workflows' alone.
  *
  * - Postgres stays the state: a delivery is taken only while it is PENDING with no workflow and no attempt yet, and
  *   no other sender of this process holds it; its attempt is logged and its state moved in one transaction per batch
@@ -27,7 +29,8 @@ import { postWebhook, type SendResult } from './http.js';
 import { webhooksEnabled } from './plan.js';
 import { decryptSecret } from './secrets.js';
 import { failureNeedsPauseCheck, nextStep, retryDueAt } from './engine.js';
-import { partitionClause, type Partition } from './partitions.js';
+import { partitionClause, workerName, type Partition } from './partitions.js';
+import { claimAttempts, claimLeaseMs, releaseClaims, UNCLAIMED } from './claims.js';
 import { RECEIVER_TIMEOUT_MS, type WebhookSettings } from './settings.js';
 import { deliveryRequestHeaders } from './signature.js';
 
@@ -67,6 +70,8 @@ const RATE_UNKNOWN_HOLD_MS = RECEIVER_TIMEOUT_MS;
 
 /** How long an entitlement answer is reused (a plan change reaches first attempts within this time). */
 const ENTITLEMENT_TTL_MS = 1_000;
+/** How long a looked-up next retry time is trusted (other processes' retries reach it within this time). */
+const DUE_LOOKUP_MS = 1_000;
 /** An endpoint whose deliveries could not even be prepared (e.g. its secret does not decrypt) waits this long. */
 const COOL_DOWN_MS = 5_000;
 
@@ -168,8 +173,14 @@ function arrays(...values: unknown[]): Knex.RawBinding[] {
  * predicate as the partial indexes of migrations 013 and 019, so both look-ups below use them.
  */
 const OWNED = `d.status = 'PENDING' and d.workflow_started_at is null and d.held_since is null and d.manual_retry_at is null`;
+/**
+ * WR1: retries the sender makes when due, whether or not the delivery's workflow runs yet (the workflow keeps the
+ * schedule and makes the attempt itself when no dispatcher did): pending after a failed attempt, not held, not a manual
+ * retry. The predicate of migration 099's index `webhook_deliveries_due_retry`.
+ */
+const DUE_RETRY = `d.status = 'PENDING' and d.attempts > 0 and d.held_since is null and d.manual_retry_at is null`;
 
-/** The sender of one dispatcher run: first attempts of enabled endpoints (retries are their workflows', W3). */
+/** The sender of one dispatcher run: first attempts and due retries of enabled endpoints (WR1). */
 export class DirectSender {
   private readonly perEndpoint: number;
   private readonly maxInFlight: number;
@@ -191,6 +202,8 @@ export class DirectSender {
   readonly totals = { sent: 0, failed: 0, retrying: 0 };
   /** Set when the run drained: nothing more is recorded through its connections. */
   private closed = false;
+  /** The next retry's due time as last looked up (and moved earlier by retries recorded since). */
+  private due: { at: number | null; lookedUpAt: number } | null = null;
 
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly options: DirectSenderOptions) {
     this.perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
@@ -206,8 +219,9 @@ export class DirectSender {
   }
 
   /**
-   * Takes the next deliveries — per endpoint those waiting for their first attempt (oldest first), as many as its lane
-   * has room for — and starts sending them. Returns how many it started.
+   * Takes the next deliveries — per endpoint its due retries (longest due first, each under its claim), then those
+   * waiting for their first attempt (oldest first), as many as its lane has room for — and starts sending them.
+   * Returns how many it started.
    */
   async fill(): Promise<number> {
     // Requests stuck at a receiver that does not answer do not count (T22), up to the bound on open requests.
@@ -224,13 +238,18 @@ export class DirectSender {
       select d.id, d.endpoint_id, e.account_id, d.event_id, d.event_type, d.body, d.attempts, e.url, e.secret_encrypted, e.consecutive_failures
       from webhook_endpoints e
       cross join lateral (
-        select ${columns} from webhook_deliveries d
+        (select ${columns} from webhook_deliveries d
+          where d.endpoint_id = e.id and ${DUE_RETRY} and d.next_attempt_at <= ? and ${UNCLAIMED}
+            and not (d.id = any(?::bigint[]))
+          order by d.next_attempt_at limit ?)
+        union all
+        (select ${columns} from webhook_deliveries d
           where d.endpoint_id = e.id and ${OWNED} and d.attempts = 0
             and not (d.id = any(?::bigint[]))
-          order by d.id limit ?
+          order by d.id limit ?)
       ) d
       where e.state = 'enabled' and e.deleted_at is null and not (e.id = any(?::bigint[])) and ${inPartition.sql}`,
-    arrays(taken, this.perEndpoint, full, ...inPartition.bindings));
+    arrays(new Date(now), taken, this.perEndpoint, taken, this.perEndpoint, full, ...inPartition.bindings));
     if (result.rows.length === 0) return 0;
 
     // Per endpoint what its lane has room for (retries first: their time is promised), then round-robin over
@@ -265,12 +284,18 @@ export class DirectSender {
       });
       if (!any) break;
     }
+    // WR1: a due retry is made here only with its claim (its workflow may be making it right now, or have made it).
+    const retries = picked.flat().filter((row) => row.attempts > 0 && !claimed.has(String(row.id)));
+    const won = await claimAttempts(this.db, retries.map((row) => ({ deliveryId: String(row.id), attempt: row.attempts + 1 })), workerName, claimLeaseMs(this.settings.timeoutMs));
+    for (const [lane, batch] of picked.entries()) picked[lane] = batch.filter((row) => row.attempts === 0 || won.has(String(row.id)));
     let started = 0;
+    const unused: Taken[] = [];
     for (const batch of picked) {
       if (batch.length === 0) continue;
       const lane = String(batch[0].endpoint_id);
       // The lane may have filled while this look-up ran (an overlapping run): take only what still fits.
       const fits = batch.slice(0, Math.max(0, this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
+      unused.push(...batch.filter((row) => row.attempts > 0 && won.has(String(row.id)) && !fits.includes(row)));
       if (fits.length === 0) continue;
       const takenAt = Date.now();
       for (const row of fits) {
@@ -281,7 +306,31 @@ export class DirectSender {
       started += fits.length;
       this.track(this.sendLane(fits));
     }
+    // Retries claimed but left out go back at once (else their workflows would wait for the claims to lapse).
+    if (unused.length > 0) await releaseClaims(this.db, unused.map((row) => ({ deliveryId: String(row.id), attempt: row.attempts + 1 })), workerName);
     return started;
+  }
+
+  /**
+   * When the next retry of an enabled endpoint falls due after now (epoch ms by the sender's clock), or null when none
+   * waits (WR1): the dispatcher sleeps until then at the latest, so a retry is made on time without polling. Looked up
+   * at most every DUE_LOOKUP_MS; retries recorded by this sender meanwhile move it earlier without a look-up.
+   */
+  async nextDueAt(): Promise<number | null> {
+    const now = this.now();
+    if (this.due && now - this.due.lookedUpAt < DUE_LOOKUP_MS && (this.due.at === null || this.due.at > now)) return this.due.at;
+    const inPartition = partitionClause('e.id', this.options.partition);
+    const result = await this.db.raw<{ rows: { at: Date | null }[] }>(`
+      select min(n.next_attempt_at) as at from webhook_endpoints e
+      cross join lateral (
+        select d.next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = e.id and ${DUE_RETRY} and d.next_attempt_at > ?
+        order by d.next_attempt_at limit 1
+      ) n
+      where e.state = 'enabled' and e.deleted_at is null and ${inPartition.sql}`, arrays(new Date(now), ...inPartition.bindings));
+    const at = result.rows[0]?.at;
+    this.due = { at: at ? new Date(at).getTime() : null, lookedUpAt: now };
+    return this.due.at;
   }
 
   /**
@@ -382,6 +431,9 @@ export class DirectSender {
         // Not the receiver's fault and not an attempt: leave the deliveries pending and look again later.
         log.error({ err: error, endpointId }, 'webhook deliveries could not be prepared; trying again later');
         this.coolUntil.set(endpointId, this.now() + COOL_DOWN_MS);
+        // The retries' claims go back: their workflows may make them meanwhile (WR1).
+        await releaseClaims(this.db, batch.filter((row) => row.attempts > 0).map((row) => ({ deliveryId: String(row.id), attempt: row.attempts + 1 })), workerName)
+          .catch((err: unknown) => log.warn({ err, endpointId }, 'could not release retry claims; they lapse'));
         for (const row of batch) {
           claimed.delete(String(row.id));
           underWaySince.delete(String(row.id));
@@ -505,6 +557,8 @@ export class DirectSender {
       log.info({ deliveryId: r.deliveryId, endpointId: r.endpointId, eventId: r.eventId, attempt: r.attempt, outcome: r.result.outcome, httpStatus: r.result.httpStatus, status: status ?? 'SKIPPED' }, 'webhook attempt failed');
       if (status === 'PENDING') {
         this.totals.retrying++;
+        const at = r.nextAt!.getTime();
+        if (this.due && (this.due.at === null || at < this.due.at)) this.due.at = at;
       } else {
         this.totals.failed++;
       }

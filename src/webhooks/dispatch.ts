@@ -10,6 +10,7 @@ import { toEnvelope, type OutboxRow } from '../events/outbox.js';
 import { partitionClause, type Partition } from './partitions.js';
 import { webhooksEnabled } from './plan.js';
 import { PAUSE_ABOVE_PENDING } from './settings.js';
+import { DISPATCHER_FIRST_MS } from './delivery.js';
 
 type EventRow = OutboxRow & { tenant: string };
 
@@ -119,8 +120,10 @@ export interface StartableDelivery {
   endpointId: string;
   /** The attempt its workflow starts with: attempts continue (D15). */
   firstAttempt: number;
-  /** When `firstAttempt` was made already (direct path, T4): when the next one is due (epoch ms). */
+  /** When `firstAttempt` was made already (direct path, T4): when the next one is due (epoch ms; before WR1). */
   firstRetryAt?: number;
+  /** WR1: `firstAttempt` was made already: the workflow's first timer, from its start (due time + the dispatcher's turn). */
+  firstRetryDelayMs?: number;
   /** What the workflow's search attributes show (W3): the account's code, the event's shop code and type. */
   labels?: DeliveryLabels;
 }
@@ -151,8 +154,14 @@ export async function startPendingDeliveries(db: Db, workflows: DeliveryWorkflow
     const q = liveEnabledEndpoint(db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .where('d.status', 'PENDING').whereNull('d.workflow_started_at'));
     // The complement of what the dispatcher's sender attempts itself (direct.ts, T10): manual retries and held ones.
-    // W3: a delivery whose first attempt failed (attempts > 0, still pending) is handed to its workflow here.
-    if (opts.workflowOnly) q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at').orWhere('d.attempts', '>', 0));
+    // W3: a delivery whose first attempt failed (attempts > 0, still pending) is handed to its workflow here, which
+    // keeps its schedule while the sender makes its retries when due (WR1).
+    if (opts.workflowOnly) {
+      q.where((w) => w.whereNotNull('d.held_since').orWhereNotNull('d.manual_retry_at')
+        .orWhere((f) => f.where('d.attempts', '>', 0).modify((m) => (opts.deferStarts
+          ? m.where((g) => g.where('d.last_attempt_at', '<', opts.deferStarts!.failedBefore).orWhere('d.next_attempt_at', '<=', opts.deferStarts!.dueBefore))
+          : m))));
+    }
     const inPartition = partitionClause('d.endpoint_id', opts.partition);
     return q.whereRaw(inPartition.sql, inPartition.bindings);
   };
@@ -180,17 +189,24 @@ export interface StartPendingOptions {
   exclude?: ReadonlySet<string>;
   /** WS1: only deliveries of this partition's endpoints. */
   partition?: Partition;
+  /**
+   * WR4: deliveries whose attempt failed get their workflow only if that attempt was made before `failedBefore` or
+   * their next attempt is due before `dueBefore` (the dispatcher defers their starts while it is busy sending, so the
+   * Temporal work does not hold up due retries, but each still starts before its retry is due).
+   */
+  deferStarts?: { failedBefore: Date; dueBefore: Date };
 }
 
 /**
  * How a pending delivery's workflow starts: a manual retry with the next attempt at once (D15); a delivery whose last
- * scheduled attempt failed (the direct path's first attempt, T4) by waiting for that attempt's retry time; a new one
- * with attempt 1.
+ * scheduled attempt failed (the direct path's first attempt, T4) by waiting for that attempt's retry time and the
+ * dispatcher's turn (WR1: the dispatcher makes it then, the workflow records it or makes it itself); a new one with
+ * attempt 1.
  */
-export function workflowStartOf(row: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null }): StartableDelivery {
+export function workflowStartOf(row: { id: string; endpoint_id: string; attempts: number; manual_retry_at: Date | null; next_attempt_at: Date | null }, now = Date.now()): StartableDelivery {
   const base = { deliveryId: String(row.id), endpointId: String(row.endpoint_id) };
   if (row.manual_retry_at || row.attempts === 0) return { ...base, firstAttempt: row.attempts + 1 };
-  return { ...base, firstAttempt: row.attempts, ...(row.next_attempt_at ? { firstRetryAt: row.next_attempt_at.getTime() } : {}) };
+  return { ...base, firstAttempt: row.attempts, ...(row.next_attempt_at ? { firstRetryDelayMs: Math.max(0, row.next_attempt_at.getTime() - now) + DISPATCHER_FIRST_MS } : {}) };
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
- * The dispatcher's sender on its own (issue 15, T10, W3), on a real Postgres against real receivers, with its clock under
- * the test's control: first attempts only (a failed one is due 1 minute after it ended and left to its workflow),
+ * The dispatcher's sender on its own (issue 15, T10, W3, WR1), on a real Postgres against real receivers, with its clock
+ * under the test's control: first attempts, and each retry exactly when due under its claim (the 1, 5, 15, 60,
+ * 240-minute schedule; the delivery's workflow records them),
  * nothing for a paused or disabled endpoint or a plan without webhooks, 3xx and private addresses FAILED at once, the
  * pause check after 30 failures in a row, and the per-endpoint bound held across two senders of one process.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Db } from '../../src/db/knex.js';
 import { DEFAULT_PER_ENDPOINT_CONCURRENCY, DirectSender, FAILING_LANE } from '../../src/webhooks/direct.js';
+import { workerName } from '../../src/webhooks/partitions.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
 import { disableEndpoint, enableEndpoint } from '../../src/webhooks/endpoints.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -68,21 +70,36 @@ async function deliveryOf(db: Db, eventId: string) {
   return db('webhook_deliveries').where({ event_id: eventId }).first();
 }
 
-test.serial('When a first attempt fails, then the sender leaves the retry to the delivery\'s workflow: PENDING, due exactly 1 minute after the attempt ended, and never retried by the sender however late', async (t) => {
+test.serial('When every attempt is refused, then the sender makes each retry under its claim exactly 1, 5, 15, 60 and 240 minutes after the previous attempt ended, none early, and the delivery is FAILED after six (WR1)', async (t) => {
   const { db } = t.context.database;
   const endpoint = await onlyEndpoint(t, `http://127.0.0.1:${await closedPort()}/hooks`);
   const [eventId] = await emitOrderEvents(db, 1, { prefix: 'S' });
   await dispatchOutboxBatch(db);
-  const { clock, round } = sender(t);
+  const { s, clock, round } = sender(t);
   t.is(await round(), 1, 'the first attempt at once');
-  const delivery = await deliveryOf(db, eventId);
-  t.like(delivery, { status: 'PENDING', attempts: 1, workflow_started_at: null });
-  const [attempt] = await db('webhook_delivery_attempts').where({ delivery_id: delivery.id });
-  t.is(attempt.outcome, 'connection_error');
-  t.is((delivery.next_attempt_at as Date).getTime() - ((attempt.attempted_at as Date).getTime() + attempt.duration_ms), 60_000, 'due 1 minute after the failed attempt ended');
+  t.like(await deliveryOf(db, eventId), { status: 'PENDING', attempts: 1, claimed_attempt: null }, 'a first attempt needs no claim');
+  for (const [i, delay] of [1, 5, 15, 60, 240].map((minutes) => minutes * 60_000).entries()) {
+    const delivery = await deliveryOf(db, eventId);
+    t.like(delivery, { status: 'PENDING', attempts: i + 1 });
+    const due = (delivery.next_attempt_at as Date).getTime();
+    t.is(await s.nextDueAt(), due, 'the dispatcher would sleep until exactly then');
+    clock.now = due - 1;
+    t.is(await round(), 0, `attempt ${i + 2} is not made a millisecond early`);
+    clock.now = due;
+    t.is(await round(), 1, `attempt ${i + 2} is made when due`);
+    t.like(await deliveryOf(db, eventId), { claimed_attempt: i + 2, claimed_by: workerName }, 'under the dispatcher\'s claim');
+    const attempts = await db('webhook_delivery_attempts').where({ delivery_id: delivery.id }).orderBy('attempt');
+    const [previous, last] = attempts.slice(-2);
+    t.is((last.attempted_at as Date).getTime() - ((previous.attempted_at as Date).getTime() + previous.duration_ms), delay);
+  }
+  const attempts = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.event_id', eventId).orderBy('a.attempt').select('a.attempt', 'a.outcome');
+  t.deepEqual(attempts.map((a) => [a.attempt, a.outcome]), [1, 2, 3, 4, 5, 6].map((n) => [n, 'connection_error']));
+  t.like(await deliveryOf(db, eventId), { status: 'FAILED', attempts: 6, next_attempt_at: null });
+  t.truthy((await deliveryOf(db, eventId)).completed_at);
   clock.now += 24 * 3_600_000;
-  t.is(await round(), 0, 'the sender makes first attempts only');
-  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 1);
+  t.is(await round(), 0, 'nothing after the last attempt');
+  t.is(await s.nextDueAt(), null);
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 6);
 });
 
 test.serial('When the endpoint is paused, then the sender takes none of its first attempts until a re-enable; a 302 and an address that turned private are FAILED at once; a disable makes a waiting one SKIPPED', async (t) => {

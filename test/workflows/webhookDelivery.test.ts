@@ -9,6 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Db } from '../../src/db/knex.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { webhookWorkflowsClient } from '../../src/temporal/webhooks.js';
+import { DirectSender } from '../../src/webhooks/direct.js';
 import { dispatchOutboxBatch, startPendingDeliveries, wakeHeldDeliveries } from '../../src/webhooks/dispatch.js';
 import { deleteEndpoint, disableEndpoint, retryDelivery, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -205,6 +206,28 @@ test.serial('When a FAILED delivery is retried manually (D15), then one attempt 
   t.is(rcv.requests.length, 3);
   t.true(rcv.requests.every((r) => r.headers['x-service-delivery'] === deliveryId && r.raw.equals(rcv.requests[0].raw) && r.verifyError === null));
   await t.throwsAsync(retryDelivery(db, account, deliveryId), { message: /only a FAILED delivery/ });
+});
+
+test.serial('When a first attempt made by the dispatcher failed and no dispatcher runs, then the delivery\'s workflow makes the retry itself when its durable timer fires, under its own claim, once (WR1)', async (t) => {
+  const { db } = t.context.database;
+  const rcv = await receiver(t, (i) => ({ status: i === 0 ? 503 : 200 }));
+  const { deliveryId, handle, workflows } = await deliver(t, rcv.url, rcv, { start: false });
+  // The dispatcher's sender makes the first attempt (direct path), then stops: nothing but the workflow is left.
+  const sender = new DirectSender(db, t.context.settings, { checkEndpoint: async () => {} });
+  t.is(await sender.fill(), 1);
+  await waitUntil(async () => sender.active === 0);
+  const afterFirst = await db('webhook_deliveries').where({ id: deliveryId }).first();
+  t.like(afterFirst, { status: 'PENDING', attempts: 1, claimed_attempt: null });
+  t.is(await startPendingDeliveries(db, workflows, 500, 32, { workflowOnly: true }), 1, 'the failed first attempt makes it a workflow');
+
+  t.is(await handle.result(), 'SENT');
+  t.like(await db('webhook_deliveries').where({ id: deliveryId }).first(), { status: 'SENT', attempts: 2, claimed_attempt: 2, claimed_by: 'workflow' });
+  t.deepEqual((await attemptsOf(db, deliveryId)).map((a) => [a.attempt, a.outcome]), [[1, 'http_error'], [2, 'success']]);
+  t.is(rcv.requests.length, 2);
+  // One timer: the 1 minute after the first attempt plus the dispatcher's 2 s turn (DISPATCHER_FIRST_MS), not less.
+  const [timer, ...more] = await timersOf(handle);
+  t.deepEqual(more, []);
+  t.true(timer >= 60 && timer <= 62, `the retry timer was ${timer} s`);
 });
 
 test.serial('When the secret is rotated between two attempts, then the next attempt is signed with the new secret and the old one no longer verifies', async (t) => {

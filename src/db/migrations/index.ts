@@ -30,6 +30,7 @@ import * as m085 from './085_mcp_tasks.js';
 import * as m095 from './095_text_edits_exports.js';
 import * as m096 from './096_affiliate_document_uploads.js';
 import * as m098 from './098_mcp_sessions.js';
+import * as m099 from './099_webhook_retry_claims.js';
 import * as m100 from './100_setup_tokens.js';
 
 export const migrations = [
@@ -64,5 +65,6 @@ export const migrations = [
   { name: '095_text_edits_exports', ...m095 },
   { name: '096_affiliate_document_uploads', ...m096 },
   { name: '098_mcp_sessions', ...m098 },
+  { name: '099_webhook_retry_claims', ...m099 },
   { name: '100_setup_tokens', ...m100 },
 ];
