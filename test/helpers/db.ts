@@ -63,3 +63,12 @@ export async function createEmptyTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * A row read with `select *` made ready to insert again as a test's own copy: without `omit` (the id, generated
+ * columns) and with json/jsonb values serialised, which pg would otherwise send as a Postgres array literal.
+ */
+export function rowForInsert(row: Record<string, unknown>, omit: string[] = ['id']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).filter(([k]) => !omit.includes(k))
+    .map(([k, v]) => [k, v !== null && typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v]));
+}

@@ -8,6 +8,7 @@ import { shopDefinition } from '../../src/platforms/demo/catalogue.js';
 import { claimAt, OrderTimeline } from '../../src/platforms/demo/generator.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopOf, type ShopInfo } from '../helpers/shops.js';
+import { rowForInsert } from '../helpers/db.js';
 import { percentileCont, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
 
 const test = appTest({ scopes: ['claims:read', 'claims-settings:read', 'personal-data:read'] });
@@ -147,6 +148,25 @@ test('When claims are listed, then they come newest first, filters by status and
   assertError(t, await get(t, '/claims?market=sk&status=abc'), 400, 'INVALID_PARAMETER');
   const page = await get(t, '/claims?market=sk&type=complaint&limit=2');
   assertError(t, await get(t, `/claims?market=sk&type=withdrawal&limit=2&cursor=${encodeURIComponent(page.body.meta.nextCursor)}`), 400, 'CURSOR_MISMATCH');
+});
+
+test.serial('When another shop has a stock movement under the same claim code, then the claim lists only its own shop\'s movements', async (t) => {
+  const db = t.context.database.db;
+  const sk = await shopOf(db, 'demo', 'sk');
+  const cz = await shopOf(db, 'demo', 'cz');
+  const claim = await db('claims').where({ shop_id: sk.id }).whereExists(db('stock_movements').whereRaw('stock_movements.shop_id = claims.shop_id and stock_movements.claim_code = claims.code')).orderBy('code').first('code');
+  const own = (await get(t, `/claims/${claim.code}?market=sk`)).body.data;
+  t.true(own.links.stockMovements.length > 0);
+  // Claim codes repeat across shops: a cz movement carrying the sk claim's code must stay out of it.
+  const row = await db('stock_movements').where({ shop_id: cz.id }).orderBy('movement_id').first();
+  const copy = { ...rowForInsert(row), claim_code: claim.code, movement_id: `${row.movement_id}-X` };
+  await db('stock_movements').insert(copy);
+  try {
+    const read = (await get(t, `/claims/${claim.code}?market=sk`)).body.data;
+    t.deepEqual(read.links.stockMovements, own.links.stockMovements);
+  } finally {
+    await db('stock_movements').where({ shop_id: cz.id, movement_id: copy.movement_id }).delete();
+  }
 });
 
 // ---- One claim and its links ----

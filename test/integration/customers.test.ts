@@ -9,6 +9,8 @@ import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
 import { get } from '../helpers/rest.js';
 import { shopId } from '../helpers/shops.js';
+import { rowForInsert } from '../helpers/db.js';
+import { customerActivity } from '../../src/customers/activity.js';
 
 const test = appTest({ scopes: ['customers:read', 'personal-data:read', 'reports:read'] });
 type Context = AppContext;
@@ -22,6 +24,27 @@ async function rawCustomer(t: ExecutionContext<Context>, shop: string, key: stri
     from orders where shop_id = ? and customer_email_hash = ?`, [CANCELLED_STATUS_ID, CANCELLED_STATUS_ID, shop, key]);
   return r.rows[0] as { orders: number; cancelled: number; revenue: string; first: Date; last: Date };
 }
+
+test.serial('When a customer has 21 documents, then the customer page\'s activity shows the 20 newest', async (t) => {
+  const db = t.context.database.db;
+  const top = await db('documents').whereNotNull('customer_email_hash').groupBy('shop_id', 'customer_email_hash').orderByRaw('count(*) desc').first('shop_id', 'customer_email_hash', db.raw('count(*)::int as n'));
+  // The demo's busiest customer has fewer than 21 documents: older copies of their oldest one make up the rest.
+  const oldest = await db('documents').where({ shop_id: top.shop_id, customer_email_hash: top.customer_email_hash }).orderBy('issued_at').first();
+  const copies: number[] = [];
+  try {
+    for (let i = top.n; i < 21; i += 1) {
+      // Generated columns are computed by Postgres, never inserted.
+      const [inserted] = await db('documents').insert({ ...rowForInsert(oldest, ['id', 'business_date', 'number_search', 'customer_search']), code: `${oldest.code}-OLD${i}`, issued_at: new Date(oldest.issued_at.getTime() - (i + 1) * 86_400_000) }).returning('id');
+      copies.push(inserted.id);
+    }
+    const all = await db('documents').where({ shop_id: top.shop_id, customer_email_hash: top.customer_email_hash }).orderBy('issued_at', 'desc').pluck('code');
+    t.is(all.length, 21);
+    const activity = await customerActivity(db, String(top.shop_id), top.customer_email_hash, false);
+    t.deepEqual(activity.documents.map((d) => d.code), all.slice(0, 20));
+  } finally {
+    await db('documents').whereIn('id', copies).delete();
+  }
+});
 
 test('When the directory is read with every scope, then each row carries identity, personal data, gender and money per currency equal to the raw orders', async (t) => {
   const res = await get(t, '/customers?market=sk&limit=20');

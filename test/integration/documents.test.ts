@@ -15,6 +15,7 @@ import { TEST_NOW } from '../helpers/constants.js';
 import { issueKey } from '../helpers/server.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopId } from '../helpers/shops.js';
+import { rowForInsert } from '../helpers/db.js';
 
 const test = appTest({ scopes: ['invoices:read', 'personal-data:read', 'orders:read'] });
 const HOUR = 3_600_000;
@@ -26,6 +27,28 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /** The local calendar date of an instant in a zone (the test's own computation of an issue date). */
 const localDate = (iso: string, timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+
+test.serial('When another shop holds a credit note and a proforma naming the same invoice code and order, then the invoice lists only its own shop\'s', async (t) => {
+  const db = t.context.database.db;
+  const sk = await shopId(db, 'demo', 'sk');
+  const cz = await shopId(db, 'demo', 'cz');
+  const invoice = await db('documents').where({ shop_id: sk, type: 'invoice' }).whereNotNull('order_code').orderBy('code').first('code', 'order_code');
+  const own = (await get(t, `/invoices/${invoice.code}?market=sk`)).body.data;
+  // Codes repeat across shops (each shop numbers its own documents): copies in cz that point at the sk invoice's code and order.
+  const copies: number[] = [];
+  try {
+    for (const [type, change] of [['credit_note', { related_code: invoice.code }], ['proforma', { order_code: invoice.order_code }]] as const) {
+      const row = await db('documents').where({ shop_id: cz, type }).orderBy('code').first();
+      const [inserted] = await db('documents').insert({ ...rowForInsert(row, ['id', 'business_date', 'number_search', 'customer_search']), ...change, code: `${row.code}-X` }).returning('id');
+      copies.push(inserted.id);
+    }
+    const read = (await get(t, `/invoices/${invoice.code}?market=sk`)).body.data;
+    t.deepEqual(read.creditNotes, own.creditNotes);
+    t.deepEqual(read.proformas, own.proformas);
+  } finally {
+    await db('documents').whereIn('id', copies).delete();
+  }
+});
 
 test('When invoices are listed, then they come newest first by businessDate (tax date, else issue date) across pages with nothing repeated', async (t) => {
   const seen = new Set<string>();
