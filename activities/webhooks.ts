@@ -214,7 +214,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
               // on time; the delivery's workflow makes it when no dispatcher does).
               const idleMs = deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS;
               const dueAt = await sender.nextDueAt();
-              await work.wait(dueAt === null ? idleMs : Math.max(0, Math.min(idleMs, dueAt - Date.now())));
+              // While retries are pending, their deliveries may still wait for their workflows (W3): the upkeep that
+              // starts them keeps its cadence, so a retry made here on time does not end a delivery before its start.
+              const idle = dueAt === null ? idleMs : Math.min(idleMs, UPKEEP_INTERVAL_MS);
+              await work.wait(dueAt === null ? idle : Math.max(0, Math.min(idle, dueAt - Date.now())));
             }
           } catch (error) {
             // Postgres unreachable for a moment: deliveries stay in Postgres; try again with back-off.
