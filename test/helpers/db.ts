@@ -34,7 +34,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
   }
-  const url = databaseUrl(process.env.TEST_PG_ADMIN_URL, name);
+  return openTestDatabase(name);
+}
+
+/** The created database `name` with its connection; `drop` closes the connection and drops the database. */
+function openTestDatabase(name: string): TestDatabase {
+  const url = databaseUrl(process.env.TEST_PG_ADMIN_URL!, name);
   const db = createDb(url);
   return {
     db,
@@ -51,17 +56,9 @@ export async function createEmptyTestDatabase(): Promise<TestDatabase> {
   if (!process.env.TEST_PG_ADMIN_URL) throw new Error('Run tests with npm test (TEST_PG_ADMIN_URL missing).');
   const name = `svc_empty_${crypto.randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`create database ${name}`));
-  const url = databaseUrl(process.env.TEST_PG_ADMIN_URL, name);
-  const db = createDb(url);
-  await migrateLatest(db);
-  return {
-    db,
-    url,
-    drop: async () => {
-      await db.destroy();
-      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
-    },
-  };
+  const database = openTestDatabase(name);
+  await migrateLatest(database.db);
+  return database;
 }
 
 /**
