@@ -4,6 +4,7 @@ import type { PlatformRegistry } from '../src/platforms/registry.js';
 import { finishProposal, loadProposalForWorkflow, recordDecision, type Decision, type ProposalForWorkflow } from '../src/proposals/lifecycle.js';
 import type { ItemOutcome } from '../src/proposals/model.js';
 import { writeProposalItem as writeItem } from '../src/proposals/write.js';
+import { heartbeating } from './heartbeating.js';
 
 export interface ProposalActivityDeps {
   db: Db;
@@ -26,7 +27,7 @@ export function createProposalActivities(deps: ProposalActivityDeps) {
     },
     /** Writes one item through the shop's adapter, or returns its stored result (idempotent). */
     async writeProposalItem(input: { itemId: string }): Promise<ItemOutcome> {
-      return writeItem({ db: deps.db, platforms, afterShopWrite: deps.afterProposalShopWrite }, input.itemId);
+      return heartbeating(() => writeItem({ db: deps.db, platforms, afterShopWrite: deps.afterProposalShopWrite }, input.itemId));
     },
     /** Stores the final state. */
     async finishProposal(input: { draftId: string; status: string; atMs: number }): Promise<void> {

@@ -12,6 +12,9 @@ import { opsAttributes, opsSearchAttributes } from '../src/temporal/searchAttrib
 
 const { affiliateProgrammeShops, affiliateProgrammeAccounts, affiliateDrawUpShopPayouts, affiliateDecideCommissions } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  // The draw-up and decision activities heartbeat every 2 s (activities/affiliate.ts): a dead worker's attempt is
+  // retried on another after 10 s instead of 2 minutes. The two short reads finish well inside it.
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['AppError'] },
 });
 

@@ -19,10 +19,12 @@ const { loadProposal, recordProposalDecision, finishProposal } = proxyActivities
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-// A write calls the shop; a worker that dies in the middle is noticed after this time-out and another worker retries the
+// A write calls the shop; a worker that dies in the middle is noticed after the heartbeat time-out and another worker retries the
 // item, which then finds its stored result or writes it once.
 const { writeProposalItem } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
+  // It heartbeats every 2 s (activities/heartbeating.ts): a dead worker's write is taken over after 10 s.
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 

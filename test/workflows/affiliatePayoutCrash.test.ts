@@ -64,7 +64,8 @@ test('When the worker is killed while a payout run is inside a shop\'s draw-up, 
     await lock.rollback();
 
     await startWorkerProcess('automationWorkerProcess', env, t.context.children);
-    // The dead worker's activity is given up after its 2-minute start-to-close time-out (real time on this server).
+    // The dead worker's activity is given up after its 10 s heartbeat time-out (real time on this server), not after
+    // the 2-minute start-to-close.
     const results = await handle.result() as Array<{ shopId: string; created: Array<{ payoutId: string }> }>;
     t.deepEqual(results.map((r) => r.shopId), programmeShops, 'every shop once in the run\'s result');
 
@@ -77,6 +78,8 @@ test('When the worker is killed while a payout run is inside a shop\'s draw-up, 
     const history = await handle.fetchHistory();
     const drawUps = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'affiliateDrawUpShopPayouts');
     t.is(drawUps.length, programmeShops.length, 'each shop\'s draw-up was scheduled once; the interrupted one was retried as the same activity');
+    const retried = (history.events ?? []).filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+    t.is(retried.length, 1, 'one draw-up was tried again (its attempt 2 finished the run)');
   } finally {
     if (!lock.isCompleted()) await lock.rollback();
   }

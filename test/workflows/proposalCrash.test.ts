@@ -43,7 +43,7 @@ test.serial('When the worker is killed after the shop took an item but before it
   const first = startWorkerProcess(t, taskQueue, 1);
   await first.ready;
   await startProposalWorkflow(db, t.context.env.client, draftId, taskQueue);
-  // The page's patience is long here: the take-over waits for the dead worker's activity time-out (30 s).
+  // The page's patience is long here: the take-over waits for the dead worker's heartbeat time-out (10 s).
   const decision = decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' }, 170_000);
   // Awaited below; a rejection before then must fail that await, not count as an unhandled rejection of the file.
   decision.catch(() => undefined);
@@ -64,6 +64,8 @@ test.serial('When the worker is killed after the shop took an item but before it
   const history = await t.context.env.client.workflow.getHandle(proposalWorkflowId(draftId)).fetchHistory();
   const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'writeProposalItem');
   t.is(scheduled.length, 3, 'each item\'s write activity was scheduled once; the interrupted one was retried as the same activity');
+  const retried = (history.events ?? []).filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+  t.is(retried.length, 1, 'one write was tried again (its attempt 2 finished the run)');
   const events = await db('outbox_events').where({ event_type: 'product_content.changed', shop_id: shop.id }).orderBy('id');
   t.deepEqual(events.map((e) => e.resource_id).sort(), [...codes].sort(), 'one event per product, none twice');
   const e1 = events.find((e) => e.resource_id === codes[1])!;
@@ -86,7 +88,7 @@ test.serial('When the worker dies in the middle of a dictionary write, then the 
   const first = startWorkerProcess(t, taskQueue, 0);
   await first.ready;
   await startProposalWorkflow(db, t.context.env.client, draftId, taskQueue);
-  // The page's patience is long here: the take-over waits for the dead worker's activity time-out (30 s).
+  // The page's patience is long here: the take-over waits for the dead worker's heartbeat time-out (10 s).
   const decision = decideProposal(t.context.env.client, draftId, { approve: true, by: 'person:1' }, 170_000);
   // Awaited below; a rejection before then must fail that await, not count as an unhandled rejection of the file.
   decision.catch(() => undefined);
