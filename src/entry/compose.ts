@@ -6,7 +6,7 @@
  * No other module reads the configuration or connects to Temporal (test/contract/compositionRoot.test.ts keeps it so).
  */
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkflowBundleOption } from '@temporalio/worker';
 import type { AppDeps } from '../../api/app.js';
 import type { ApplicationOptions } from '../../api/app/index.js';
 import { isLoopbackHost, type McpOptions } from '../../api/mcp/router.js';
@@ -17,7 +17,6 @@ import { issueSetupToken, setupLink } from '../setup/firstRun.js';
 import { createPlatformRegistry, type PlatformRegistry } from '../platforms/registry.js';
 import { loadSecrets, type Secrets } from '../secrets.js';
 import type { TemporalAccess } from '../temporal/access.js';
-import { buildWorker, installRuntimeLogger } from '../temporal/worker.js';
 import { startTracing, type Tracing } from '../tracing/setup.js';
 import { tracingClientInterceptors } from '../tracing/temporal.js';
 import { systemResolver } from '../webhooks/addresses.js';
@@ -178,6 +177,10 @@ export interface WorkerDeps {
 
 /** Connects a worker to Temporal (its own native connection: a worker polls through it) with every activity bound. */
 export async function createWorker(deps: WorkerDeps): Promise<{ worker: Worker; connection: NativeConnection }> {
+  // Loaded here, not at the top: the worker SDK and its native bridge cost an API process (and every test file that
+  // builds only the HTTP side) about a second of start-up for nothing.
+  const { NativeConnection } = await import('@temporalio/worker');
+  const { buildWorker, installRuntimeLogger } = await import('../temporal/worker.js');
   installRuntimeLogger();
   const connection = await NativeConnection.connect({ address: deps.temporalAddress });
   try {

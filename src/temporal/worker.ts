@@ -1,16 +1,16 @@
 /** Starts a Temporal worker on the service's task queue with the activities bound to their dependencies. */
-import path from 'node:path';
 import { NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import { logger } from '../logger.js';
 import { createActivities } from '../../activities/index.js';
-import { projectRoot } from '../config/projectRoot.js';
 import type { WorkerDeps } from '../entry/compose.js';
 import { tracingWorkerOptions } from '../tracing/temporal.js';
 import { TASK_QUEUE } from './constants.js';
+import { workflowsPath } from './workflowsPath.js';
+
+export { workflowsPath };
 import { announceWorker } from '../webhooks/partitions.js';
 
 /** The compiled workflow entry point the worker bundles. */
-export const workflowsPath = path.join(projectRoot, 'dist', 'workflows', 'index.js');
 
 let runtimeInstalled = false;
 /** Where the SDK serves its own worker metrics (Prometheus), set by the entry point before the first worker. */

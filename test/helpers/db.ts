@@ -2,7 +2,13 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.js';
-import { databaseUrl } from './globalSetup.js';
+
+/** The URL of `database` on the server of `adminUrl`. */
+export function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
 
 export interface TestDatabase {
   db: Db;

@@ -7,16 +7,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { workflowsPath } from '../../src/temporal/worker.js';
+import { workflowsPath } from '../../src/temporal/workflowsPath.js';
 import { createDb, migrateLatest } from '../../src/db/knex.js';
+import { databaseUrl } from './db.js';
 import { loadDemoAccounts } from '../../src/platforms/demo/load.js';
 import { TEST_NOW, TEST_SEED } from './constants.js';
 
-export function databaseUrl(adminUrl: string, database: string): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
+export { databaseUrl } from './db.js';
 
 export async function prepare(): Promise<Record<string, string>> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL;

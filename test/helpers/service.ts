@@ -7,7 +7,7 @@ import type { AppDeps } from '../../api/app.js';
 import type { Db } from '../../src/db/knex.js';
 import { loadConfig } from '../../src/config/index.js';
 import { serviceParts, type WorkerDeps } from '../../src/entry/compose.js';
-import { workflowsPath } from '../../src/temporal/worker.js';
+import { workflowsPath } from '../../src/temporal/workflowsPath.js';
 import type { Secrets } from '../../src/secrets.js';
 import { TEST_CURSOR_SECRET } from './constants.js';
 

@@ -8,7 +8,7 @@ import { runDemoDataWorkflow, databaseIsEmpty } from '../../src/platforms/regist
 import { createWorker } from '../../src/entry/compose.js';
 import { testWorkerDeps } from '../helpers/service.js';
 import { workflowIds } from '../../src/temporal/constants.js';
-import { databaseUrl } from '../helpers/globalSetup.js';
+import { databaseUrl } from '../helpers/db.js';
 import { TEST_NOW, TEST_SEED } from '../helpers/constants.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { ownedDataFingerprint } from '../helpers/ownedDataFingerprint.js';
