@@ -96,6 +96,14 @@ test('When an import file has 500 rows it is read, with 501 it is refused; other
   t.is((await parseImportFile('a.csv', rows(500))).length, 500);
   const reason = async (name: string, bytes: Buffer) => ((await t.throwsAsync(parseImportFile(name, bytes))) as any).details.reason;
   t.is(await reason('a.csv', rows(501)), 'too_many_rows');
+  // UT5: at most 2 MB (2 × 1024 × 1024 bytes): a one-row file of exactly that size is read, one byte more is refused.
+  const ofSize = (size: number) => {
+    const head = 'code,description\r\nP1,';
+    return Buffer.from(`${head}${'x'.repeat(size - head.length - 2)}\r\n`);
+  };
+  t.is(ofSize(2 * 1024 * 1024).length, 2_097_152);
+  t.is((await parseImportFile('a.csv', ofSize(2 * 1024 * 1024))).length, 1);
+  t.is(await reason('a.csv', ofSize(2 * 1024 * 1024 + 1)), 'too_large');
   t.is(await reason('a.txt', rows(1)), 'format');
   t.is(await reason('a.csv', Buffer.alloc(0)), 'empty');
   t.is(await reason('a.csv', Buffer.from('metaTitle\r\nX\r\n')), 'no_code_column');
