@@ -160,6 +160,12 @@ test('When a client registers dynamically and the token is refreshed, then the r
   const refreshLife = await lifetime('RefreshToken', refresh!);
   t.is(refreshLife.seconds, 30 * 86_400);
   t.true(Math.abs(refreshLife.storedUntil - 30 * 86_400 * 1000) < 5000, String(refreshLife.storedUntil));
+  // The authorization code the client exchanged lived 60 s (Q9): stored, consumed, under the same grant.
+  const { grantId } = (await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(provider.savedTokens.access_token) }).first('payload')).payload;
+  const codes = await t.context.database.db('oauth_artifacts').where({ kind: 'AuthorizationCode', grant_id: grantId }).select('payload', 'consumed_at');
+  t.is(codes.length, 1);
+  t.truthy(codes[0].consumed_at, 'used once');
+  t.is(codes[0].payload.exp - codes[0].payload.iat, 60);
   const wider = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refresh, client_id: provider.info.client_id, scope: 'orders:read purchase-prices:read' });
   t.is(wider.status, 400);
   t.is(wider.body.error, 'invalid_scope');
