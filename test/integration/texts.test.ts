@@ -6,9 +6,9 @@
  */
 import ExcelJS from 'exceljs';
 import { appTest } from '../helpers/app.js';
-import { makePerson } from '../helpers/application.js';
+import { csrfOf, FormClient, makePerson } from '../helpers/application.js';
 import { get } from '../helpers/rest.js';
-import { issueKey } from '../helpers/server.js';
+import { issueKey, startTestServer } from '../helpers/server.js';
 import { shopId } from '../helpers/shops.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import { loadPerson } from '../../src/people/people.js';
@@ -89,6 +89,29 @@ test.serial('When an import is previewed and confirmed, then only real changes a
   t.is((await eventsOf(db, same)).length, 0);
   t.is((await t.throwsAsync(confirmImport(db, platforms, editor, batchId, NOW())) as any).code, 'IMPORT_ALREADY_CONFIRMED');
   t.is((await eventsOf(db, changes)).length, 1);
+});
+
+test('When a bulk edit names 51 products it is refused; 50 are taken as one batch (UT4)', async (t) => {
+  const { db } = t.context.database;
+  const editor = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
+  // A server with the shops' platforms, as the application's own (the file's server has no write path).
+  const server = await startTestServer(db, undefined, undefined, { platforms: createPlatformRegistry({ db }) });
+  t.teardown(() => server.close());
+  const client = new FormClient(server.baseUrl);
+  t.is((await client.signIn(editor.email, editor.password)).status, 303);
+  const _csrf = csrfOf((await client.get('/app/products?market=sk')).text);
+  // Codes the shop does not have: each entry fails on its own, so the bound is tested without writing 50 texts.
+  const codes = (n: number) => Array.from({ length: n }, (_, i) => `NO-SUCH-${i}`);
+  const bulk = (n: number) => client.post('/app/products/bulk', { _csrf, market: 'sk', field: 'metaTitle', text: 'Bulk', codes: codes(n) });
+  const over = await bulk(51);
+  t.is(over.status, 400);
+  t.regex(over.text, /at most 50 products/);
+  const at = await bulk(50);
+  t.is(at.status, 303, at.text.slice(0, 300));
+  const batchId = new URL(at.headers.get('location')!, server.baseUrl).searchParams.get('batch');
+  const batch = await db('text_edit_batches').where({ id: batchId }).first('kind', 'results');
+  t.is(batch.kind, 'bulk');
+  t.is(batch.results.length, 50);
 });
 
 test('When an import file has 500 rows it is read, with 501 it is refused; other bad files are refused with their reason', async (t) => {
