@@ -78,7 +78,7 @@ async function xlsxRecords(bytes: Buffer): Promise<string[][]> {
 export async function parseImportFile(fileName: string, bytes: Buffer): Promise<ImportRow[]> {
   const lower = fileName.toLowerCase();
   if (bytes.length === 0) throw invalid('empty', 'The file is empty.');
-  if (bytes.length > IMPORT_MAX_BYTES) throw invalid('too_many_rows', `The file is larger than ${IMPORT_MAX_BYTES} bytes.`);
+  if (bytes.length > IMPORT_MAX_BYTES) throw invalid('too_large', `The file is larger than ${IMPORT_MAX_BYTES} bytes.`);
   let records: string[][];
   if (lower.endsWith('.csv')) records = parseCsv(bytes.toString('utf8'));
   else if (lower.endsWith('.xlsx')) records = await xlsxRecords(bytes);

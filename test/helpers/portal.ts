@@ -12,6 +12,8 @@ export interface PortalResponse {
   /** Set-Cookie lines as sent. */
   setCookies: string[];
   contentType: string;
+  /** Every response header as Node received it (lower-case names). */
+  headers: http.IncomingHttpHeaders;
 }
 
 export class PortalBrowser {
@@ -67,7 +69,7 @@ export class PortalBrowser {
     const html = /pdf/.test(contentType) ? res.body : Buffer.from(res.body, 'latin1').toString('utf8');
     const token = /name="_csrf" value="([^"]+)"/.exec(html);
     if (token) this.csrf = token[1];
-    return { status: res.status, location: (res.headers.location as string | undefined) ?? null, html, setCookies, contentType };
+    return { status: res.status, location: (res.headers.location as string | undefined) ?? null, html, setCookies, contentType, headers: res.headers };
   }
 
   get(path: string, headers?: Record<string, string>): Promise<PortalResponse> {

@@ -8,7 +8,7 @@ import { appTest, type AppContext } from '../helpers/app.js';
 import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { knexRunner } from '../../src/affiliate/sql.js';
-import { settleShopAffiliate } from '../../src/affiliate/attribution.js';
+import { refreshCommissionStates, settleShopAffiliate } from '../../src/affiliate/attribution.js';
 import { ORDER_STATUSES } from '../../src/platforms/demo/catalogue.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
@@ -166,6 +166,32 @@ test.serial('When an order carries a partner\'s code and its shopper also follow
   await db.transaction((trx) => settleShopAffiliate(knexRunner(trx), shop, TEST_NOW, [order.code]));
   const conversion = (await walk(t, '/affiliate/conversions?market=cz')).find((c) => c.orderCode === order.code);
   t.like(conversion, { partnerId: String(code.partner_id), source: 'coupon', couponCode: code.code });
+});
+
+test('When the 14-day return period ends, then a commission is pending until the last millisecond and approved at the end (A4)', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'sk');
+  const programme = await db('affiliate_programmes').where({ account_id: shop.accountId }).first('return_period_days');
+  t.is(programme.return_period_days, 14);
+  const conversion = await db('affiliate_conversions as cv').join('affiliate_campaigns as c', 'c.id', 'cv.campaign_id')
+    .where({ 'cv.shop_id': shop.id, 'cv.commission_state': 'pending', 'cv.state_reason': 'return_period', 'c.approval': 'automatic' })
+    .whereNull('cv.payout_id').whereNull('cv.manual_decision').orderBy('cv.id').first('cv.id', 'cv.order_code', 'cv.ordered_at');
+  t.truthy(conversion, 'a commission in its return period on an automatically approved campaign');
+  const ends = conversion.ordered_at.getTime() + 14 * DAY_MS;
+  const stateAt = async (ms: number) => {
+    let row: { commission_state: string; state_reason: string; approved_at: Date | null } | undefined;
+    // Each instant in its own transaction, rolled back: the shared demo data stays as loaded.
+    await db.transaction(async (trx) => {
+      await refreshCommissionStates(knexRunner(trx), shop.id, new Date(ms), [conversion.order_code]);
+      row = await trx('affiliate_conversions').where({ id: conversion.id }).first('commission_state', 'state_reason', 'approved_at');
+      await trx.rollback();
+    }).catch(() => undefined);
+    return row!;
+  };
+  t.like(await stateAt(ends - 1), { commission_state: 'pending', state_reason: 'return_period', approved_at: null });
+  const approved = await stateAt(ends);
+  t.like(approved, { commission_state: 'approved', state_reason: 'approved_automatically' });
+  t.is(approved.approved_at?.getTime(), ends);
 });
 
 test.serial('When an order with a conversion is cancelled in the shop, then its commission is rejected with the reason and the order status', async (t) => {

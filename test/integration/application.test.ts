@@ -11,7 +11,8 @@ import { generate } from 'otplib';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { FormClient, makePerson, startApplicationServer, testApplicationOptions, TEST_PASSWORD, csrfOf } from '../helpers/application.js';
 import { api, issueKey, type TestServer } from '../helpers/server.js';
-import { startTotpEnrolment, confirmTotpEnrolment } from '../../src/people/totp.js';
+import { startTotpEnrolment, confirmTotpEnrolment, verifySecondFactor } from '../../src/people/totp.js';
+import { checkSecondFactor } from '../../src/people/signIn.js';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
 import { pauseIfOverLimits } from '../../src/webhooks/pause.js';
 import { disablePerson, updatePerson } from '../../src/people/people.js';
@@ -103,6 +104,19 @@ test('When wrong second-factor codes are sent, then the fifth locks the second s
   t.is((await first.get('/app')).status, 303, 'still signed out');
 });
 
+test('When one address tries to sign in 31 times, then 30 are answered and the 31st is refused for the 15-minute window (O4)', async (t) => {
+  // The service's own default, not the suite's relaxed value.
+  const server = await startApplicationServer(t.context.database.db, testApplicationOptions({ signInAttemptsPerWindow: undefined }));
+  t.teardown(() => server.close());
+  const client = new FormClient(server.baseUrl);
+  const _csrf = await client.csrf();
+  const answers = [];
+  // A different unknown e-mail each time: the per-address lockout never starts, only the per-client limit counts.
+  for (let i = 0; i < 31; i++) answers.push(await client.post('/app/sign-in', { _csrf, email: `limit-${i}-${Date.now()}@example.com`, password: 'wrong password!!', next: '/app' }));
+  t.deepEqual(answers.map((a) => a.status), [...Array(30).fill(401), 429]);
+  t.regex(answers[0].headers.get('ratelimit-policy') ?? '', /;\s*q=30;\s*w=900\b/);
+});
+
 test('When a form arrives without the CSRF token or from another origin, then it is refused', async (t) => {
   const person = await makePerson(t.context.database.db);
   const client = new FormClient(t.context.server.baseUrl);
@@ -173,6 +187,42 @@ test('When the second factor is on, then sign-in needs a current code and a reco
   await third.signIn(person.email, person.password);
   _csrf = await third.csrf('/app/sign-in/second-factor');
   t.is((await third.post('/app/sign-in/second-factor', { _csrf, code: recoveryCodes[0], next: '/app' })).status, 401);
+});
+
+test('When a code is one 30-second step off it is accepted, two steps off it is refused; ten recovery codes are given (O7)', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db);
+  // A fixed instant in the middle of a 30 s step: the neighbouring steps start 15 s before and after it.
+  const now = new Date(Date.UTC(2026, 10, 27, 6, 0, 15));
+  const seconds = now.getTime() / 1000;
+  const { secret } = await startTotpEnrolment(db, t.context.key, person.id);
+  const { recoveryCodes } = await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret, epoch: seconds - 90 }), new Date(now.getTime() - 90_000));
+  t.is(recoveryCodes.length, 10);
+  t.is(new Set(recoveryCodes).size, 10);
+  const check = async (offsetSeconds: number) => verifySecondFactor(db, t.context.key, person.id, await generate({ secret, epoch: seconds + offsetSeconds }), now);
+  // Refusals first: an accepted step is never accepted again, nor an earlier one.
+  t.false(await check(-60), 'two steps before');
+  t.false(await check(60), 'two steps after');
+  t.true(await check(-30), 'one step before');
+  t.true(await check(30), 'one step after');
+});
+
+test('When the second step is locked after five wrong codes, then it stays locked for 15 minutes and opens at 15 minutes (S4)', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db);
+  const start = new Date(Date.UTC(2026, 10, 27, 6, 0, 15));
+  const { secret } = await startTotpEnrolment(db, t.context.key, person.id);
+  await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret, epoch: start.getTime() / 1000 - 90 }), new Date(start.getTime() - 90_000));
+  const at = (ms: number) => new Date(start.getTime() + ms);
+  const codeAt = (when: Date) => generate({ secret, epoch: Math.floor(when.getTime() / 1000) });
+  const reasons = [];
+  for (let i = 0; i < 5; i++) reasons.push(await checkSecondFactor(db, t.context.key, person.id, '000000', at(i * 1000)));
+  t.deepEqual(reasons.map((r) => (r.ok ? 'ok' : r.reason)), ['invalid', 'invalid', 'invalid', 'invalid', 'locked']);
+  const lockedAt = at(4000);
+  const justBefore = new Date(lockedAt.getTime() + 15 * 60_000 - 1);
+  t.like(await checkSecondFactor(db, t.context.key, person.id, await codeAt(justBefore), justBefore), { ok: false, reason: 'locked' });
+  const atLimit = new Date(lockedAt.getTime() + 15 * 60_000);
+  t.deepEqual(await checkSecondFactor(db, t.context.key, person.id, await codeAt(atLimit), atLimit), { ok: true });
 });
 
 test('When a person issues a key, then it carries at most their rights and shops, is shown once and can be revoked', async (t) => {

@@ -119,6 +119,27 @@ test('When conversations are walked by cursor, then every one comes once, most r
   t.is((await get(t, '/chatbot/conversations?market=sk', statsOnly)).status, 403);
 });
 
+test('When more than 20 questions went wrong in a period, then the 20 most frequent are the knowledge-gap candidates; fewer are listed whole (A12)', async (t) => {
+  const db = t.context.database.db;
+  const shop = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'sk' }).first('s.id');
+  // The raw candidates of a period: first questions whose conversation went wrong or had bot answers without sources.
+  const candidates = async (from: string, to: string) => Number((await db.raw(`
+    select count(distinct (c.topic, c.first_question))::int as n from chatbot_conversations c
+    where c.shop_id = ? and c.started_at >= (?::date)::timestamp at time zone 'Europe/Bratislava'
+      and c.started_at < (?::date + 1)::timestamp at time zone 'Europe/Bratislava'
+      and (c.outcome in ('unresolved', 'bot_error')
+        or not exists (select 1 from chatbot_messages m where m.conversation_id = c.id and m.role = 'bot' and jsonb_array_length(m.sources) > 0))`,
+  [shop.id, from, to])).rows[0].n);
+  const gapsOf = async (from: string, to: string) => (await get(t, `/chatbot/topics?market=sk&from=${from}&to=${to}`)).body.data.knowledgeGapCandidates as Array<{ conversations: number }>;
+  t.true(await candidates('2026-08-01', '2026-11-20') > 21);
+  const many = await gapsOf('2026-08-01', '2026-11-20');
+  t.is(many.length, 20);
+  t.deepEqual(many.map((g) => g.conversations), [...many.map((g) => g.conversations)].sort((a, b) => b - a), 'most frequent first');
+  const few = await candidates('2026-11-18', '2026-11-19');
+  t.true(few > 0 && few < 20, String(few));
+  t.is((await gapsOf('2026-11-18', '2026-11-19')).length, few);
+});
+
 test('When topics are read, then shares add up, products are the shop\'s, and knowledge gaps are questions that went wrong', async (t) => {
   const res = await get(t, '/chatbot/topics?market=sk');
   t.is(res.status, 200);

@@ -13,6 +13,8 @@ import { shopId } from '../helpers/shops.js';
 import { issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { writingServerTest, type WritingServerContext } from '../helpers/writingServer.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { openSession, useSession } from '../../api/mcp/sessions.js';
+import type { Caller } from '../../src/capabilities/context.js';
 
 type Context = WritingServerContext;
 const test = writingServerTest();
@@ -63,10 +65,16 @@ const accept: ElicitAnswer = { action: 'accept', content: { confirm: true } };
 
 test.serial('When a 2025-11-25 client that declares elicitation initializes, then it gets a session recorded in Postgres, and the person it asks accepts a coupons_update, which is applied', async (t) => {
   const { code } = await plainCoupon(t, 'sk');
-  const { client, asked, transport } = await connectLegacyAsking(t.context.server, t.context.key, () => accept);
+  // The question's row as it stands while the person is being asked: it waits 5 minutes for the answer (ME4).
+  const questions: Array<{ created_at: Date; expires_at: Date }> = [];
+  const { client, asked, transport } = await connectLegacyAsking(t.context.server, t.context.key, async () => {
+    questions.push(await t.context.database.db('mcp_session_questions').orderBy('created_at', 'desc').first('created_at', 'expires_at'));
+    return accept;
+  });
   try {
     t.regex(transport.sessionId ?? '', /^[A-Za-z0-9_-]{43}$/, 'a session id was issued');
     const row = await t.context.database.db('mcp_sessions').orderBy('created_at', 'desc').first();
+    t.is(row.expires_at.getTime() - row.created_at.getTime(), 60 * 60 * 1000, 'an unused session ends after an hour');
     t.is(row.protocol_version, '2025-11-25');
     t.deepEqual(row.client_capabilities, { elicitation: { form: {} } });
     t.is(row.ended_at, null);
@@ -78,6 +86,8 @@ test.serial('When a 2025-11-25 client that declares elicitation initializes, the
     t.regex(asked[0].message, /usageLimit: .+ → 606/);
     t.deepEqual((asked[0].requestedSchema as { required: string[] }).required, ['confirm']);
     t.is(asked[0].mode, 'form');
+    t.is(questions.length, 1);
+    t.is(questions[0].expires_at.getTime() - questions[0].created_at.getTime(), 5 * 60 * 1000, 'the question waits 5 minutes');
     const after = await couponState(t, 'sk', code);
     t.is(after.inShop.usageLimit, 606);
     t.is(after.mirror.usage_limit, 606);
@@ -85,6 +95,20 @@ test.serial('When a 2025-11-25 client that declares elicitation initializes, the
   } finally {
     await client.close();
   }
+});
+
+test.serial('When a session is unused for an hour, then it has ended; used a moment before, it lives another hour from that use (ME)', async (t) => {
+  const { db } = t.context.database;
+  const account = await db('accounts').where({ code: 'demo' }).first('id');
+  const caller = { account: { id: String(account.id) }, credentialId: `idle-${Date.now()}`, credentialType: 'access_key' } as unknown as Caller;
+  const hour = 60 * 60 * 1000;
+  const at = (ms: number) => new Date(TEST_NOW.getTime() + ms);
+  const idle = await openSession(db, caller, '2025-11-25', { elicitation: { form: {} } }, TEST_NOW);
+  t.is(await useSession(db, idle, caller, at(hour)), null, 'an hour unused: ended');
+  const used = await openSession(db, caller, '2025-11-25', { elicitation: { form: {} } }, TEST_NOW);
+  t.truthy(await useSession(db, used, caller, at(hour - 1)), 'a millisecond before the hour: alive');
+  t.truthy(await useSession(db, used, caller, at(2 * hour - 2)), 'renewed by the use: alive until an hour after it');
+  t.is(await useSession(db, used, caller, at(3 * hour - 2)), null, 'an hour after the last use: ended');
 });
 
 for (const [action, tool] of [['decline', 'coupons_update'], ['cancel', 'coupons_remove']] as const) {

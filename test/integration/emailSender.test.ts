@@ -152,6 +152,33 @@ test.serial('When the SMTP server refuses an e-mail, then it is retried after a 
   t.false(t.context.received.some((m) => m.to.includes('nobody@partners.example')));
 });
 
+test.serial('When the SMTP server keeps refusing, then the service retries after 1, 5, 15 and 60 minutes and fails it after the fifth attempt (AW8)', async (t) => {
+  const { db } = t.context.database;
+  const account = await db('accounts').where({ code: 'demo' }).first('id');
+  const queued = await queueEmail(db, { accountId: String(account.id), source: 'affiliate', event: 'account_rejected', recipient: 'never@partners.example', subject: 'Refused always', bodyHtml: '<p>x</p>', now: TEST_NOW });
+  t.context.refuse.on = true;
+  const transport = createTransport(`smtp://127.0.0.1:${t.context.port}`);
+  try {
+    // The service's own schedule: no delays passed in.
+    let now = new Date(TEST_NOW.getTime() + 2000);
+    const delays = [];
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      t.deepEqual(await sendNextEmail(db, transport, FROM, now), { emailId: queued.emailId, status: 'queued' }, `attempt ${attempt}`);
+      const row = await db('email_outbox').where({ id: queued.emailId }).first('attempts', 'next_attempt_at');
+      t.is(row.attempts, attempt);
+      delays.push(row.next_attempt_at.getTime() - now.getTime());
+      t.is(await sendNextEmail(db, transport, FROM, new Date(row.next_attempt_at.getTime() - 1)), null, `not due a millisecond before attempt ${attempt + 1}`);
+      now = row.next_attempt_at;
+    }
+    t.deepEqual(delays, [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000]);
+    t.deepEqual(await sendNextEmail(db, transport, FROM, now), { emailId: queued.emailId, status: 'failed' }, 'the fifth attempt is the last');
+    t.like(await db('email_outbox').where({ id: queued.emailId }).first('status', 'attempts'), { status: 'failed', attempts: 5 });
+  } finally {
+    t.context.refuse.on = false;
+    transport.close();
+  }
+});
+
 test.serial('When the sender runs in the process, then an e-mail queued later is sent without anyone calling it, and stop() ends the loop', async (t) => {
   const { db } = t.context.database;
   const account = await db('accounts').where({ code: 'demo' }).first('id');

@@ -12,6 +12,7 @@ import type { TestServer } from '../helpers/server.js';
 import { modernRequest, rawMcp } from '../helpers/mcp.js';
 import { disablePerson, updatePerson } from '../../src/people/people.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
+import { artifactKey } from '../../src/oauth/adapter.js';
 
 interface Context {
   database: TestDatabase;
@@ -147,11 +148,30 @@ test('When a client registers dynamically and the token is refreshed, then the r
   t.false(String(provider.info.client_id).startsWith('https://'));
   const refresh = provider.savedTokens.refresh_token;
   t.truthy(refresh);
+  // D28: access tokens live 1 hour, refresh tokens 30 days (as the token response and the stored token say).
+  t.is(provider.savedTokens.expires_in, 3600);
+  const lifetime = async (kind: string, token: string) => {
+    const row = await t.context.database.db('oauth_artifacts').where({ kind, id: artifactKey(token) }).first('payload', 'expires_at');
+    return { seconds: row.payload.exp - row.payload.iat, storedUntil: row.expires_at.getTime() - row.payload.iat * 1000 };
+  };
+  const access = await lifetime('AccessToken', provider.savedTokens.access_token);
+  t.is(access.seconds, 3600);
+  t.true(Math.abs(access.storedUntil - 3600 * 1000) < 5000, String(access.storedUntil));
+  const refreshLife = await lifetime('RefreshToken', refresh!);
+  t.is(refreshLife.seconds, 30 * 86_400);
+  t.true(Math.abs(refreshLife.storedUntil - 30 * 86_400 * 1000) < 5000, String(refreshLife.storedUntil));
+  // The authorization code the client exchanged lived 60 s (Q9): stored, consumed, under the same grant.
+  const { grantId } = (await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(provider.savedTokens.access_token) }).first('payload')).payload;
+  const codes = await t.context.database.db('oauth_artifacts').where({ kind: 'AuthorizationCode', grant_id: grantId }).select('payload', 'consumed_at');
+  t.is(codes.length, 1);
+  t.truthy(codes[0].consumed_at, 'used once');
+  t.is(codes[0].payload.exp - codes[0].payload.iat, 60);
   const wider = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refresh, client_id: provider.info.client_id, scope: 'orders:read purchase-prices:read' });
   t.is(wider.status, 400);
   t.is(wider.body.error, 'invalid_scope');
   const renewed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refresh, client_id: provider.info.client_id });
   t.is(renewed.status, 200, JSON.stringify(renewed.body));
+  t.is(renewed.body.expires_in, 3600, 'a refreshed access token lives 1 hour too');
   t.is(renewed.body.scope.split(' ').filter((s: string) => s.includes(':')).sort().join(' '), 'orders:read shipping:read');
   t.not(renewed.body.refresh_token, refresh, 'rotated');
   // The used refresh token is spent (reuse even ends the grant, as the library detects a replay).
@@ -330,7 +350,6 @@ test('When an OAuth access token has expired, then MCP answers 401 with the inva
   const list = modernRequest('tools/list', {}, token);
   t.is((await rawMcp(t.context.server, list.body, list.headers)).status, 200);
   // An hour passes for this token (its stored expiry is what the server checks).
-  const { artifactKey } = await import('../../src/oauth/adapter.js');
   t.is(await t.context.database.db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(token) }).update({ expires_at: new Date(Date.now() - 1000) }), 1);
   const expired = await rawMcp(t.context.server, list.body, list.headers);
   t.is(expired.status, 401);

@@ -96,6 +96,14 @@ test("a payout run started by the monthly Schedule is listed like a person's: by
   const scheduleId = `test-payouts-${crypto.randomBytes(4).toString('hex')}`;
   await ensureAffiliatePayoutSchedule(client, taskQueue, scheduleId);
   t.context.schedules.push(scheduleId);
+  // AP2-4: the Schedule fires at 05:00 UTC on the 5th of each month.
+  const fires = new Date();
+  let next = Date.UTC(fires.getUTCFullYear(), fires.getUTCMonth(), 5, 5, 0, 0);
+  if (next <= fires.getTime()) next = Date.UTC(fires.getUTCFullYear(), fires.getUTCMonth() + 1, 5, 5, 0, 0);
+  const planned = (await client.schedule.getHandle(scheduleId).describe()).info.nextActionTimes;
+  t.is(planned[0]?.toISOString(), new Date(next).toISOString());
+  t.is(planned[1]?.getUTCDate(), 5);
+  t.is(planned[1]?.toISOString().slice(11), '05:00:00.000Z');
   await client.schedule.getHandle(scheduleId).trigger();
   // The Schedule's run drafts the month before the one it runs in.
   const now = new Date();

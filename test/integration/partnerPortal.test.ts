@@ -244,6 +244,18 @@ test.serial('When a wrong password is given five times, then the partner account
   }
 });
 
+test('When one address tries to sign in to a portal 31 times, then 30 are answered and the 31st is refused for the 15-minute window (O4)', async (t) => {
+  // A server of its own: its limiter's count starts at zero and no other test's sign-in is refused by this one.
+  const server = await startTestServer(t.context.database.db, () => t.context.clock.now);
+  t.teardown(() => server.close());
+  const browser = new PortalBrowser(server.baseUrl, { language: 'en' });
+  const answers = [];
+  // A different unknown e-mail each time: no address is locked, only the per-client limit counts.
+  for (let i = 0; i < 31; i++) answers.push(await signIn(browser, `limit-${i}-${unique()}@example.com`, 'wrong password!'));
+  t.deepEqual(answers.map((a) => a.status), [...Array(30).fill(401), 429]);
+  t.regex(String(answers[0].headers['ratelimit-policy'] ?? ''), /;\s*q=30;\s*w=900\b/);
+});
+
 test.serial('When a partner resets the password by the e-mailed link, then the new one works, the old one not, and the link works once within 1 hour', async (t) => {
   const db = t.context.database.db;
   const { clock } = t.context;

@@ -171,6 +171,10 @@ test('When `query` is combined with cursor, from or to, then 400 INVALID_PARAMET
   const words = await get(t, `/products?market=sk&query=${encodeURIComponent(product.body.data[0].name.split(' ')[0])}&limit=100`);
   t.true(words.body.data.length <= 100);
   assertError(t, await get(t, '/products?market=sk&query=a&limit=101'), 400, 'LIMIT_OUT_OF_RANGE');
+  // D6: a search without `limit` returns at most 20 (here more than 20 match).
+  const broad = await get(t, '/products?market=sk&query=a&limit=100');
+  t.true(broad.body.data.length > 21, String(broad.body.data.length));
+  t.is((await get(t, '/products?market=sk&query=a')).body.meta.count, 20, 'search default 20');
 });
 
 test('When a period is reversed, longer than 366 days, or mixes todayOnly with from/to, then it is rejected with its code', async (t) => {
@@ -303,6 +307,11 @@ test('When /account/connection and /account/entitlements are read, then they des
   const entitlements = await get(t, '/account/entitlements', key);
   t.is(entitlements.body.data.plan.code, 'growth');
   t.deepEqual(entitlements.body.data.features.find((f: any) => f.feature === 'webhooks'), { feature: 'webhooks', enabled: true, limit: 20, usage: 0 });
+  // SPEC "Limits": outbound webhooks and endpoint count per plan (custom: per agreement, no fixed limit).
+  const plans = await t.context.database.db('plan_features').where({ feature: 'webhooks' }).select('plan_code', 'enabled', 'limit_value');
+  t.deepEqual(Object.fromEntries(plans.map((p) => [p.plan_code, [p.enabled, p.limit_value]])), {
+    trial: [false, 0], beginner: [false, 0], start: [true, 5], growth: [true, 20], pro: [true, 50], custom: [true, null],
+  });
 });
 
 test('When a key expires exactly now, then it is refused; one millisecond later, it still works (both sides of the expiry instant)', async (t) => {

@@ -6,9 +6,9 @@
  */
 import ExcelJS from 'exceljs';
 import { appTest } from '../helpers/app.js';
-import { makePerson } from '../helpers/application.js';
+import { csrfOf, FormClient, makePerson } from '../helpers/application.js';
 import { get } from '../helpers/rest.js';
-import { issueKey } from '../helpers/server.js';
+import { issueKey, startTestServer } from '../helpers/server.js';
 import { shopId } from '../helpers/shops.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import { loadPerson } from '../../src/people/people.js';
@@ -91,11 +91,42 @@ test.serial('When an import is previewed and confirmed, then only real changes a
   t.is((await eventsOf(db, changes)).length, 1);
 });
 
+test('When a bulk edit names 51 products it is refused; 50 are taken as one batch (UT4)', async (t) => {
+  const { db } = t.context.database;
+  const editor = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
+  // A server with the shops' platforms, as the application's own (the file's server has no write path).
+  const server = await startTestServer(db, undefined, undefined, { platforms: createPlatformRegistry({ db }) });
+  t.teardown(() => server.close());
+  const client = new FormClient(server.baseUrl);
+  t.is((await client.signIn(editor.email, editor.password)).status, 303);
+  const _csrf = csrfOf((await client.get('/app/products?market=sk')).text);
+  // Codes the shop does not have: each entry fails on its own, so the bound is tested without writing 50 texts.
+  const codes = (n: number) => Array.from({ length: n }, (_, i) => `NO-SUCH-${i}`);
+  const bulk = (n: number) => client.post('/app/products/bulk', { _csrf, market: 'sk', field: 'metaTitle', text: 'Bulk', codes: codes(n) });
+  const over = await bulk(51);
+  t.is(over.status, 400);
+  t.regex(over.text, /at most 50 products/);
+  const at = await bulk(50);
+  t.is(at.status, 303, at.text.slice(0, 300));
+  const batchId = new URL(at.headers.get('location')!, server.baseUrl).searchParams.get('batch');
+  const batch = await db('text_edit_batches').where({ id: batchId }).first('kind', 'results');
+  t.is(batch.kind, 'bulk');
+  t.is(batch.results.length, 50);
+});
+
 test('When an import file has 500 rows it is read, with 501 it is refused; other bad files are refused with their reason', async (t) => {
   const rows = (n: number) => Buffer.from(`code,metaTitle\r\n${Array.from({ length: n }, (_, i) => `P${i},T${i}`).join('\r\n')}\r\n`);
   t.is((await parseImportFile('a.csv', rows(500))).length, 500);
   const reason = async (name: string, bytes: Buffer) => ((await t.throwsAsync(parseImportFile(name, bytes))) as any).details.reason;
   t.is(await reason('a.csv', rows(501)), 'too_many_rows');
+  // UT5: at most 2 MB (2 × 1024 × 1024 bytes): a one-row file of exactly that size is read, one byte more is refused.
+  const ofSize = (size: number) => {
+    const head = 'code,description\r\nP1,';
+    return Buffer.from(`${head}${'x'.repeat(size - head.length - 2)}\r\n`);
+  };
+  t.is(ofSize(2 * 1024 * 1024).length, 2_097_152);
+  t.is((await parseImportFile('a.csv', ofSize(2 * 1024 * 1024))).length, 1);
+  t.is(await reason('a.csv', ofSize(2 * 1024 * 1024 + 1)), 'too_large');
   t.is(await reason('a.txt', rows(1)), 'format');
   t.is(await reason('a.csv', Buffer.alloc(0)), 'empty');
   t.is(await reason('a.csv', Buffer.from('metaTitle\r\nX\r\n')), 'no_code_column');

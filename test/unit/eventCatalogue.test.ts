@@ -1,6 +1,7 @@
 /** The event catalogue holds exactly the event types of SPEC.md "Event types", with their data fields. */
 import test from 'ava';
 import { eventTypes, subscribableEventTypes } from '../../src/events/catalogue.js';
+import { toEnvelope } from '../../src/events/outbox.js';
 import { readSpec } from '../helpers/spec.js';
 
 function specEventTable(): Map<string, { resourceType: string; fields: string[] }> {
@@ -36,4 +37,15 @@ test('When the catalogue is compared with SPEC.md, then it has every event type 
 test('When endpoints subscribe, then every type but automation.action can be chosen', (t) => {
   t.false(subscribableEventTypes.includes('automation.action'));
   t.is(subscribableEventTypes.length, eventTypes.length - 1);
+});
+
+test('When an outbox row becomes an envelope, then it is version 1 with the fields of SPEC "Envelope" and a millisecond UTC time', (t) => {
+  const row = {
+    id: '7', event_id: '5f0c6c1e-3b7a-4a53-9d7e-2f4f7c1b9a10', account_id: '1', shop_id: '2', store: 'sk', event_type: 'order.paid',
+    resource_type: 'order', resource_id: '2026000123', data: { order_code: '2026000123' }, occurred_at: new Date(Date.UTC(2026, 10, 20, 9, 30, 0, 5)),
+  };
+  t.deepEqual(toEnvelope(row, 'demo'), {
+    event_id: '5f0c6c1e-3b7a-4a53-9d7e-2f4f7c1b9a10', event_type: 'order.paid', version: 1, occurred_at: '2026-11-20T09:30:00.005Z',
+    tenant: 'demo', store: 'sk', resource: { type: 'order', id: '2026000123' }, data: { order_code: '2026000123' },
+  });
 });

@@ -4,6 +4,8 @@ import { safeReturnPath } from '../../api/app/session.js';
 import { allScopes, sensitiveScopes, writeScopes } from '../../src/auth/scopes.js';
 import { capabilities } from '../../src/capabilities/registry.js';
 import { scopesByArea, scopeWordsComplete } from '../../src/auth/scopeWords.js';
+import { AppError } from '../../src/errors.js';
+import { checkPasswordRules } from '../../src/people/passwords.js';
 import { effectivePermissions, scopePermission, type Person } from '../../src/people/model.js';
 import { assertWithinRights, assertWriteModeWithinRights, grantableScopes, grantableWriteModes, narrowToPerson } from '../../src/people/rights.js';
 
@@ -67,5 +69,13 @@ test('When a person may not approve proposals, then autonomous mode is neither g
   for (const [scope, permission] of [['coupons:write', 'coupons:manage'], ['coupons:delete', 'coupons:manage'], ['affiliate:write', 'affiliate:manage'], ['availabilities:draft', 'proposals:approve']]) {
     t.false(grantableScopes(member).includes(scope as never), scope);
     t.true(grantableScopes(person('member', [permission], null)).includes(scope as never), `${scope} with ${permission}`);
+  }
+});
+
+test('When a password has 12 or 256 characters, then it is accepted; 11 or 257 are refused with the length reason (O3)', (t) => {
+  for (const length of [12, 256]) t.notThrows(() => checkPasswordRules('p'.repeat(length)), String(length));
+  for (const length of [11, 257]) {
+    const error = t.throws(() => checkPasswordRules('p'.repeat(length)), { instanceOf: AppError }, String(length));
+    t.like(error, { code: 'INVALID_PARAMETER', details: { param: 'password', reason: 'length' } }, String(length));
   }
 });

@@ -45,6 +45,8 @@ test('When schedules are reconciled, then every live shop has one Schedule sync-
   for (const id of ids) {
     const d = await client.schedule.getHandle(id).describe();
     t.is(d.policies.overlap, 'SKIP');
+    // P20: after an outage one run catches up within a minute; missed runs are not replayed.
+    t.is(d.policies.catchupWindow, 60_000);
     t.is(d.spec.intervals?.[0]?.every, intervalMs);
     t.is(d.action.workflowType, 'shopSyncWorkflow');
     t.is(d.action.taskQueue, taskQueue);
