@@ -188,3 +188,32 @@ test('When the E-mails page lists an invitation, then its link is hidden (only t
   t.false(page.text.includes(token));
   t.regex(page.text, /invitation\/\(link hidden\)/);
 });
+
+test('When people of two accounts or of one shop open the E-mails page, then each sees only the e-mails they may: their account\'s, and of their shops or account-wide', async (t) => {
+  const { db } = t.context.database;
+  const marker = crypto.randomBytes(4).toString('hex');
+  const demo = await db('accounts').where({ code: 'demo' }).first('id');
+  const acme = await db('accounts').where({ code: 'acme' }).first('id');
+  const shopOf = async (account: string, code: string) => String((await db('shops').where({ account_id: account, code }).first('id')).id);
+  // Newest first on the page: these rows are dated after every other so they are on its first page.
+  const row = (accountId: string, shopId: string | null, label: string) => ({
+    account_id: accountId, source: 'people', event: 'guards.test', shop_id: shopId, recipient: `${label}-${marker}@example.com`, subject: `${label} ${marker}`,
+    body_html: '<p>x</p>', attachments: '[]', status: 'skipped', last_error: 'test row', next_attempt_at: new Date('2099-01-01T00:00:00Z'), created_at: new Date('2099-01-01T00:00:00Z'),
+  });
+  await db('email_outbox').insert([
+    row(String(demo.id), await shopOf(String(demo.id), 'sk'), 'demo-sk'), row(String(demo.id), await shopOf(String(demo.id), 'cz'), 'demo-cz'),
+    row(String(demo.id), null, 'demo-account'), row(String(acme.id), null, 'acme-account'),
+  ]);
+  const seen = async (options: Parameters<typeof makePerson>[1]) => {
+    const person = await makePerson(db, options);
+    const client = new FormClient(t.context.server.baseUrl);
+    await client.signIn(person.email, person.password);
+    const page = await client.get('/app/emails');
+    return { status: page.status, labels: ['demo-sk', 'demo-cz', 'demo-account', 'acme-account'].filter((l) => page.text.includes(`${l}-${marker}@example.com`)) };
+  };
+  t.deepEqual(await seen({ account: 'demo', role: 'owner' }), { status: 200, labels: ['demo-sk', 'demo-cz', 'demo-account'] });
+  t.deepEqual(await seen({ account: 'demo', role: 'member', permissions: ['personal-data'], shops: ['sk'] }), { status: 200, labels: ['demo-sk', 'demo-account'] });
+  t.deepEqual(await seen({ account: 'acme', role: 'owner' }), { status: 200, labels: ['acme-account'] });
+  // E-mails carry names and addresses: without personal-data the page is refused.
+  t.deepEqual(await seen({ account: 'demo', role: 'member', permissions: [] }), { status: 403, labels: [] });
+});
