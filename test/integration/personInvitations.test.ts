@@ -217,3 +217,22 @@ test('When people of two accounts or of one shop open the E-mails page, then eac
   // E-mails carry names and addresses: without personal-data the page is refused.
   t.deepEqual(await seen({ account: 'demo', role: 'member', permissions: [] }), { status: 403, labels: [] });
 });
+
+test('When an accepted invitation is revoked, then it is refused (the person is disabled instead) and the invitation stays accepted', async (t) => {
+  const { db } = t.context.database;
+  const owner = await signedInOwner(t);
+  const email = fresh('accepted');
+  const sent = await invite(owner, db, { email, role: 'member', shopChoice: 'all' });
+  const invitee = new FormClient(t.context.server.baseUrl);
+  const opened = await invitee.get(sent.path!);
+  t.is((await invitee.post(sent.path!, { _csrf: csrfOf(opened.text), name: 'Ada', password: TEST_PASSWORD })).status, 303);
+  const { id } = await db('person_invitations').where({ email }).first('id');
+  const revoke = await owner.post(`/app/people/invitations/${id}/revoke`, { _csrf: await owner.csrf('/app/people') });
+  t.is(revoke.status, 409);
+  t.regex(revoke.text, /accepted already; disable the person instead/);
+  const row = await db('person_invitations').where({ id }).first('accepted_at', 'revoked_at');
+  t.truthy(row.accepted_at);
+  t.is(row.revoked_at, null);
+  t.is((await new FormClient(t.context.server.baseUrl).get(sent.path!)).status, 410, 'the used link opens nothing');
+  t.is((await db('people').where({ email })).length, 1);
+});
