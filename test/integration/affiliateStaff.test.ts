@@ -194,3 +194,48 @@ test('When a manager decides a waiting partner in the queue, then the same rules
   t.regex(approve.text, /waiting → approved \(e-mail queued\)/);
   t.is((await db('email_outbox').where({ recipient: 'queue@partners.example' }).count({ n: '*' }).first())!.n, '1');
 });
+
+test('When a person limited to shop sk acts on shop cz\'s payouts, partners or on account-wide runs, then each is refused or not found and nothing changes', async (t) => {
+  const db = t.context.database.db;
+  const { client } = await signedIn(t, { role: 'member', permissions: ['affiliate:manage'], shops: ['sk'] });
+  const cz = await db('shops').where({ account_id: t.context.accountId, code: 'cz' }).first('id');
+  const czPartner = await db('affiliate_conversions').where({ shop_id: cz.id }).first('partner_id');
+  const [payout] = await db('affiliate_payouts').insert({
+    account_id: t.context.accountId, shop_id: cz.id, partner_id: czPartner.partner_id, currency: 'CZK', amount: '1234.00', conversions: 0,
+    state: 'requested', period_from: '2026-08-01', period_to: '2026-08-31', created_at: TEST_NOW, drawn_up_by: 'test',
+  }).returning('id');
+  const page = await client.get('/app/affiliate/payouts');
+  t.is(page.status, 200);
+  t.notRegex(page.text, new RegExp(`data-id="${payout.id}"`), 'no payout of shop cz in the list');
+  t.is((await client.get(`/app/affiliate/payouts/${payout.id}/statement.pdf`)).status, 404);
+  for (const action of ['confirm', 'paid', 'cancel']) {
+    const res = await client.post(`/app/affiliate/payouts/${payout.id}/${action}`, { _csrf: csrfOf(page.text), reference: 'x' });
+    t.is(res.status, 404, action);
+    t.regex(res.text, /NOT_FOUND/, action);
+  }
+  t.is((await db('affiliate_payouts').where({ id: payout.id }).first('state')).state, 'requested');
+  // A run draws up every shop of the account: refused for a person limited to some.
+  const before = await db('affiliate_payouts').where({ account_id: t.context.accountId }).count({ n: '*' }).first();
+  const run = await client.post('/app/affiliate/payouts/draw-up', { _csrf: csrfOf(page.text), period: '2026-09' });
+  t.is(run.status, 403);
+  t.regex(run.text, /covers every shop of the account/);
+  t.deepEqual(await db('affiliate_payouts').where({ account_id: t.context.accountId }).count({ n: '*' }).first(), before);
+  // A partner is decided for a shop the person may act for: cz refused, sk goes through.
+  const [p] = await db('affiliate_partners').insert({
+    account_id: t.context.accountId, handle: `LIMITED${Date.now() % 1e6}`, state: 'waiting', state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
+  }).returning('id');
+  const forCz = await client.post(`/app/affiliate/partners/${p.id}/state`, { _csrf: csrfOf(page.text), market: 'cz', action: 'approve', reason: '' });
+  t.is(forCz.status, 403);
+  t.regex(forCz.text, /SHOP_FORBIDDEN/);
+  t.is((await db('affiliate_partners').where({ id: p.id }).first('state')).state, 'waiting');
+  const forSk = await client.post(`/app/affiliate/partners/${p.id}/state`, { _csrf: csrfOf(page.text), market: 'sk', action: 'approve', reason: '' });
+  t.is(forSk.status, 200, forSk.text.slice(0, 300));
+  t.is((await db('affiliate_partners').where({ id: p.id }).first('state')).state, 'approved');
+  // Document wording is account-wide (A13): publishing a draft is refused to a person limited to some shops.
+  const draft = await db('affiliate_document_versions as v').join('affiliate_documents as d', 'd.id', 'v.document_id')
+    .where({ 'd.account_id': t.context.accountId, 'v.status': 'draft' }).first('v.id');
+  const publish = await client.post(`/app/affiliate/documents/versions/${draft.id}/publish`, { _csrf: csrfOf(page.text) });
+  t.is(publish.status, 403);
+  t.regex(publish.text, /limited to some shops cannot change it/);
+  t.is((await db('affiliate_document_versions').where({ id: draft.id }).first('status')).status, 'draft');
+});

@@ -512,3 +512,29 @@ test('When a person without the matching right issues a key, then autonomous mod
   t.is(created.status, 200, created.text.slice(0, 300));
   t.like(await db('access_keys').where({ person_id: entitled.id }).first(), { write_mode: 'autonomous' });
 });
+
+test('When a member with keys:manage lists and revokes keys, then only their own are shown and revoked; an owner\'s key stays listed for the owner and working', async (t) => {
+  const { db } = t.context.database;
+  const owner = await makePerson(db, { role: 'owner' });
+  const ownerClient = new FormClient(t.context.server.baseUrl);
+  await ownerClient.signIn(owner.email, owner.password);
+  const base = { name: 'owner key', interfaces: 'rest', expiresInDays: '30', writeMode: 'read_only', scopes: 'orders:read', shopChoice: 'all' };
+  const made = await ownerClient.post('/app/keys', { _csrf: csrfOf((await ownerClient.get('/app/keys')).text), ...base });
+  t.is(made.status, 200);
+  const ownerKey = /sk_[0-9A-Za-z]{43}/.exec(made.text)![0];
+  const ownerKeyId = /data-key-id="(key_[^"]+)"/.exec((await ownerClient.get('/app/keys')).text)![1];
+  const member = await makePerson(db, { role: 'member', permissions: ['keys:manage'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(member.email, member.password);
+  const own = await client.post('/app/keys', { _csrf: csrfOf((await client.get('/app/keys')).text), ...base, name: 'member key' });
+  t.is(own.status, 200);
+  const list = await client.get('/app/keys');
+  const shown = [...list.text.matchAll(/data-key-id="(key_[^"]+)"/g)].map((m) => m[1]);
+  const mine = (await db('access_keys').where({ person_id: member.id }).select('id')).map((r) => String(r.id));
+  t.is(mine.length, 1);
+  t.deepEqual(shown, mine, 'the member sees their own key only');
+  const revoke = await client.post(`/app/keys/${ownerKeyId}/revoke`, { _csrf: csrfOf(list.text) });
+  t.is(revoke.status, 404);
+  t.is((await api(t.context.server, '/orders?market=sk&limit=1', ownerKey)).status, 200, 'the owner\'s key still works');
+  t.regex((await ownerClient.get('/app/keys')).text, new RegExp(`data-key-id="${ownerKeyId}"`));
+});

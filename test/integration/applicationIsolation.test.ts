@@ -37,6 +37,9 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['POST', '/keys/:id/revoke'],
   ['GET', '/webhooks/:id'],
   ['POST', '/webhooks/:id/rotate-secret'],
+  ['POST', '/webhooks/:id/enable'],
+  ['POST', '/webhooks/:id/disable'],
+  ['POST', '/webhooks/:id/ping'],
   ['GET', '/webhooks/:id/edit'],
   ['POST', '/webhooks/:id/edit'],
   ['GET', '/webhooks/:id/delete'],
@@ -48,6 +51,9 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['POST', '/affiliate/partners/:id/state'],
   ['POST', '/affiliate/commissions/:id/decide'],
   ['GET', '/affiliate/payouts/:id/statement.pdf'],
+  ['POST', '/affiliate/payouts/:id/confirm'],
+  ['POST', '/affiliate/payouts/:id/paid'],
+  ['POST', '/affiliate/payouts/:id/cancel'],
   ['POST', '/people/invitations/:id/revoke'],
   ['GET', '/products/import/:batchId'],
   ['POST', '/products/import/:batchId/confirm'],
@@ -58,6 +64,12 @@ const ROUTES: Array<[method: 'GET' | 'POST', route: string]> = [
   ['POST', '/affiliate/documents/versions/:versionId/publish'],
   ['GET', '/affiliate/documents/versions/:versionId/pdf'],
 ];
+
+/** Routes registered through a template literal, with the values its `${…}` part takes: each expansion is in ROUTES. */
+const TEMPLATE_ROUTES: Record<string, string[]> = {
+  'POST /affiliate/payouts/:id/${name}': ['POST /affiliate/payouts/:id/confirm', 'POST /affiliate/payouts/:id/paid', 'POST /affiliate/payouts/:id/cancel'],
+  'POST /webhooks/:id/${action}': ['POST /webhooks/:id/enable', 'POST /webhooks/:id/disable', 'POST /webhooks/:id/ping'],
+};
 
 /** Routes with a parameter that is not a tenant's record. */
 const NOT_RECORDS: Record<string, string> = {
@@ -71,6 +83,10 @@ const NOT_RECORDS: Record<string, string> = {
   'GET /customers/:market/:customerKey': 'shop data read through the customers_get capability (isolation matrix)',
   'GET /documents/:market/:type/:code': 'shop data read through the documents capabilities (isolation matrix)',
   'GET /documents/:market/:type/:code/pdf': 'shop data read through the documents capabilities (isolation matrix)',
+  // The product and category text cards (`${base}` is /texts/products or /texts/categories): a shop's code and the
+  // record's code in it, resolved by shopOfPerson (the person's account and shops), not an id of another account.
+  'GET ${base}/:market/:id': 'shop data by market and code, resolved in the person\'s own account and shops (shopOfPerson)',
+  'POST ${base}/:market/:id': 'shop data by market and code, resolved in the person\'s own account and shops (shopOfPerson)',
 };
 
 test.before(async (t) => {
@@ -149,6 +165,7 @@ async function demoDigest(db: TestDatabase['db']): Promise<string> {
       union all select i::text from person_invitations i where account_id = (select id from accounts where code = 'demo')
       union all select p::text from affiliate_partners p where account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', v.id, v.status, v.version) from affiliate_document_versions v join affiliate_documents d on d.id = v.document_id where d.account_id = (select id from accounts where code = 'demo')
+      union all select concat_ws(',', o.id, o.state, o.paid_at) from affiliate_payouts o where account_id = (select id from accounts where code = 'demo')
       union all select c::text from affiliate_conversions c join affiliate_partners p on p.id = c.partner_id where p.account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', b.id, b.status) from text_edit_batches b where account_id = (select id from accounts where code = 'demo')
       union all select concat_ws(',', x.id, x.status) from customer_exports x where account_id = (select id from accounts where code = 'demo')
@@ -160,9 +177,11 @@ async function demoDigest(db: TestDatabase['db']): Promise<string> {
 test('Every application route with a parameter is in the isolation table', (t) => {
   const pages = path.join(projectRoot, 'api', 'app', 'pages');
   // Recursive: feature folders (e.g. pages/affiliate/) hold pages too.
+  // Quoted paths and template-literal paths (their expansions are listed in TEMPLATE_ROUTES).
   const found = (fs.readdirSync(pages, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).flatMap((f) => [...fs.readFileSync(path.join(pages, f), 'utf8')
-    .matchAll(/router\.(get|post)\('([^']*:[^']*)'/g)].map((m) => `${m[1].toUpperCase()} ${m[2]}`));
+    .matchAll(/router\.(get|post)\((['`])([^'`]*:[^'`]*)\2/g)].flatMap((m) => TEMPLATE_ROUTES[`${m[1].toUpperCase()} ${m[3]}`] ?? [`${m[1].toUpperCase()} ${m[3]}`]));
   t.true(found.length >= ROUTES.length, `routes found in api/app/pages: ${found.length}`);
+  t.true(found.includes('POST /affiliate/payouts/:id/confirm'), 'template routes are found');
   const listed = new Set([...ROUTES.map(([m, r]) => `${m} ${r}`), ...Object.keys(NOT_RECORDS)]);
   t.deepEqual(found.filter((r) => !listed.has(r)), [], 'routes with a parameter missing from ROUTES');
 });
@@ -216,4 +235,35 @@ test.serial('When a person of acme opens the affiliate lists, then every row is 
     const demoIds = new Set((await db.raw(sql, ['demo'])).rows.map((r: { id: string }) => r.id));
     t.true(demo[list]!.length > 0 && demo[list]!.every((id) => demoIds.has(id)), `${list} shows demo its own rows`);
   }
+});
+
+test.serial('When another person of the same account opens a person\'s customer export, then it is not found for them; its maker reads and downloads it', async (t) => {
+  const db = t.context.database.db;
+  const demo = await db('accounts').where({ code: 'demo' }).first('id');
+  const sk = await db('shops').where({ account_id: demo.id, code: 'sk' }).first('id');
+  const maker = await makePerson(db, { account: 'demo', role: 'owner' });
+  const other = await makePerson(db, { account: 'demo', role: 'owner' });
+  const exportId = `cex_${crypto.randomBytes(10).toString('hex')}`;
+  await db('customer_exports').insert({
+    id: exportId, account_id: demo.id, shop_id: sk.id, person_id: maker.id, format: 'csv', query: JSON.stringify({ market: 'sk' }), status: 'ready', rows_total: 1, rows_done: 1,
+    file: Buffer.from('customerKey\r\nmaker-only-row\r\n'), file_name: 'maker-only.csv', created_at: new Date(), finished_at: new Date(), expires_at: new Date(Date.now() + 3_600_000),
+  });
+  const as = async (person: { email: string; password: string }) => {
+    const client = new FormClient(t.context.server.baseUrl);
+    t.is((await client.signIn(person.email, person.password)).status, 303);
+    return client;
+  };
+  const otherClient = await as(other);
+  for (const path of [`/app/customers/exports/${exportId}`, `/app/customers/exports/${exportId}/download`]) {
+    const res = await otherClient.get(path);
+    t.is(res.status, 404, path);
+    t.false(res.text.includes('maker-only'), `${path} shows none of the export`);
+  }
+  const makerClient = await as(maker);
+  const page = await makerClient.get(`/app/customers/exports/${exportId}`);
+  t.is(page.status, 200);
+  t.true(page.text.includes('maker-only.csv'));
+  const file = await makerClient.get(`/app/customers/exports/${exportId}/download`);
+  t.is(file.status, 200);
+  t.true(file.text.includes('maker-only-row'));
 });

@@ -136,3 +136,21 @@ test.serial('When a draft was written as a change of a published automation, the
   t.regex(after.text, /Tag every order in sk, v2/);
   t.is((await editor.get(`/app/automations/${changed.workflow_id}`)).status, 404);
 });
+
+test.serial('When a person limited to sk runs their automation for an event of shop cz, then the event is not found for them and no run is made', async (t) => {
+  const { db } = t.context.database;
+  const czEvent = await orderEvent(db, 'order.created', { shop: 'cz' });
+  const skOnly = await draft(t, sampleRule({ trigger: { id: 'created', event: 'order.created', markets: ['sk'] } }));
+  const editor = await signedIn(t, { role: 'member', permissions: ['automations:edit'], shops: ['sk'] });
+  const _csrf = csrfOf((await editor.get(`/app/automations/${skOnly}`)).text);
+  t.is((await editor.post(`/app/automations/${skOnly}/publish`, { _csrf })).status, 303);
+  // Not found (the event's existence in a shop they cannot see is not told), not the automation's own shop conflict.
+  const run = await editor.post(`/app/automations/${skOnly}/run`, { _csrf, eventId: czEvent.eventId });
+  t.is(run.status, 404);
+  t.regex(run.text, new RegExp(`No event ${czEvent.eventId} in your shops`));
+  t.is((await db('automation_runs').where({ event_id: czEvent.eventId })).length, 0);
+  // The other side: a person of every shop is told the automation's shops do not include cz.
+  const everyShop = await signedIn(t, { role: 'member', permissions: ['automations:edit'] });
+  const conflict = await everyShop.post(`/app/automations/${skOnly}/run`, { _csrf: csrfOf((await everyShop.get(`/app/automations/${skOnly}`)).text), eventId: czEvent.eventId });
+  t.is(conflict.status, 409);
+});

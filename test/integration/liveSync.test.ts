@@ -7,6 +7,7 @@ import { ORDER_HORIZON_MS } from '../../src/platforms/demo/timeline.js';
 import { SYNC_AREAS } from '../../src/platforms/types.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop, type SyncShop } from '../../src/sync/shops.js';
+import { applyCouponRemoval, applyCoupons } from '../../src/sync/apply/coupons.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
@@ -227,4 +228,32 @@ test.serial('When the service writes to the demo platform, then the shop stores 
   const entry = { id: 'in-stock', name: 'Skladom', meaning: 'in_stock' as const, onStockHours: 0, deliveryHours: 24 };
   t.deepEqual(await platform.writeAvailabilities(shop, [entry]), [entry]);
   t.is((await db('demo_shop_writes').where({ shop_id: shop.id }).count<{ count: string }[]>('* as count'))[0].count, '2');
+});
+
+test.serial('When a shop\'s coupons sync with a code another shop also has, or the shop\'s set shrinks, then only that shop\'s coupons change', async (t) => {
+  const { db } = t.context.database;
+  const sk = (await findSyncShop(db, 'demo', 'sk'))!;
+  const cz = (await findSyncShop(db, 'demo', 'cz'))!;
+  const czCode = (await db('coupons').where({ shop_id: cz.id }).whereNotIn('code', db('coupons').where({ shop_id: sk.id }).select('code')).orderBy('code').first('code')).code;
+  const skCodes = (await db('coupons').where({ shop_id: sk.id }).orderBy('code').select('code')).map((r) => r.code as string);
+  t.true(skCodes.length > 1);
+  // Demo codes never repeat across shops: cz gets a copy of sk's second coupon under the same code.
+  const { id: _id, ...copy } = await db('coupons').where({ shop_id: sk.id, code: skCodes[1] }).first();
+  await db('coupons').insert({ ...copy, shop_id: cz.id });
+  const czBefore = JSON.stringify(await db('coupons').where({ shop_id: cz.id }).orderBy('code').select('*'));
+  const now = new Date(TEST_NOW);
+  const coupon = {
+    code: czCode, name: 'Same code in sk', discount: { type: 'percent' as const, percent: 7 }, currency: 'EUR' as const, minOrderMinor: null, validFrom: null, validUntil: null,
+    usageLimit: null, perCustomerLimit: null, categoryGuids: [], productCodes: [], enabled: true, createdAt: now, updatedAt: now, disabledAt: null, partnerIndex: null,
+  };
+  await db.transaction(async (trx) => {
+    // A new sk coupon under a code cz has: inserted in sk; the shop's set without one of its own codes: that one goes.
+    await applyCoupons(trx, sk, [{ kind: 'coupon', coupon }, { kind: 'present', codes: [...skCodes.slice(1), czCode] }]);
+    // The service's own removal of a coupon in sk.
+    await applyCouponRemoval(trx, sk, skCodes[1]!);
+  });
+  t.like(await db('coupons').where({ shop_id: sk.id, code: czCode }).first('name', 'discount_percent'), { name: 'Same code in sk', discount_percent: '7.00' });
+  t.falsy(await db('coupons').where({ shop_id: sk.id, code: skCodes[0] }).first('id'), 'the code no longer in the shop\'s set is removed');
+  t.falsy(await db('coupons').where({ shop_id: sk.id, code: skCodes[1] }).first('id'));
+  t.is(JSON.stringify(await db('coupons').where({ shop_id: cz.id }).orderBy('code').select('*')), czBefore, 'no coupon of cz changed');
 });

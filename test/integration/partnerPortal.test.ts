@@ -494,3 +494,111 @@ test('When a partner has a payout, then its PDF statement downloads from the das
   t.is(foreign.status, 404);
   t.is((await new PortalBrowser(t.context.server.baseUrl).get(`${PREFIX}/payouts/${payout.id}/statement.pdf`)).status, 303, 'signed out: to sign-in');
 });
+
+// ---- Guards of the portal (issue 22, GD): each test below fails when the guard it names is dropped. ----
+
+test('When a partner\'s click, code or campaign lies in another shop, or a campaign is for other partners, then the sk dashboard shows none of it', async (t) => {
+  const db = t.context.database.db;
+  const p = await readyPartner(t);
+  const marker = unique();
+  const cz = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': 'cz' }).first('s.id');
+  const campaign = (shopId: string, name: string, availability: 'all' | 'chosen') => ({
+    shop_id: shopId, name, reward_type: 'percent', reward_percent: '5.00', currency: 'EUR', attribution_window_days: 30, availability, approval: 'automatic', enabled: true, created_at: TEST_NOW,
+  });
+  const [czCampaign] = await db('affiliate_campaigns').insert(campaign(String(cz.id), `CZ campaign ${marker}`, 'all')).returning('id');
+  const [forOthers] = await db('affiliate_campaigns').insert(campaign(t.context.shop.id, `Chosen for others ${marker}`, 'chosen')).returning('id');
+  const [forYou] = await db('affiliate_campaigns').insert(campaign(t.context.shop.id, `Chosen for you ${marker}`, 'chosen')).returning('id');
+  const other = await db('affiliate_partners').where({ account_id: t.context.shop.accountId }).whereNot('id', p.partnerId).first('id');
+  await db('affiliate_campaign_partners').insert([{ campaign_id: forOthers.id, partner_id: other.id }, { campaign_id: forYou.id, partner_id: p.partnerId }]);
+  // The same partner's click and code in shop cz: the sk portal's dashboard counts neither.
+  await db('affiliate_clicks').insert({ shop_id: cz.id, partner_id: p.partnerId, campaign_id: czCampaign.id, visitor_id: `v${marker}`, clicked_at: TEST_NOW, target_type: 'home' });
+  await db('affiliate_discount_codes').insert({ shop_id: cz.id, partner_id: p.partnerId, code: `CZONLY${marker}`.toUpperCase(), created_at: TEST_NOW });
+  const dashboard = await p.browser.get(`${PREFIX}/dashboard`);
+  t.is(dashboard.status, 200);
+  t.regex(dashboard.html, /data-clicks>0</);
+  t.false(dashboard.html.includes(`CZONLY${marker}`.toUpperCase()), 'no code of shop cz');
+  t.false(dashboard.html.includes(`CZ campaign ${marker}`), 'no campaign of shop cz');
+  t.false(dashboard.html.includes(`Chosen for others ${marker}`), 'no campaign chosen for other partners');
+  t.true(dashboard.html.includes(`Chosen for you ${marker}`), 'the campaign chosen for this partner is offered');
+  // The other side: on the cz portal the click and the code are there.
+  t.is((await p.browser.get('/portal/demo/cz/sign-in')).status, 200);
+  t.is((await p.browser.request('POST', '/portal/demo/cz/sign-in', { email: p.email, password: PASSWORD })).status, 303);
+  const czDocs = await p.browser.get('/portal/demo/cz/documents');
+  const czVersion = /name="versionId" value="(\d+)"/.exec(czDocs.html)?.[1];
+  if (czVersion) await p.browser.request('POST', '/portal/demo/cz/documents/partner-agreement/accept', { versionId: czVersion });
+  const czDashboard = await p.browser.get('/portal/demo/cz/dashboard');
+  t.is(czDashboard.status, 200, czDashboard.location ?? '');
+  t.regex(czDashboard.html, /data-clicks>1</);
+  t.true(czDashboard.html.includes(`CZONLY${marker}`.toUpperCase()));
+});
+
+test('When a partner waiting for approval requests a discount code, then it is refused and nothing is filed', async (t) => {
+  const db = t.context.database.db;
+  const p = await register(t);
+  await verify(t, p.browser, p.email);
+  t.is((await signIn(p.browser, p.email)).status, 303);
+  const docs = await p.browser.get(`${PREFIX}/documents`);
+  const versionId = /name="versionId" value="(\d+)"/.exec(docs.html)![1];
+  t.is((await p.browser.request('POST', `${PREFIX}/documents/partner-agreement/accept`, { versionId })).status, 303);
+  await p.browser.get(`${PREFIX}/dashboard`);
+  const refused = await p.browser.request('POST', `${PREFIX}/code-requests`, { code: `W${unique()}`.toUpperCase().slice(0, 20) });
+  t.is(refused.status, 409);
+  t.regex(refused.html, /Your account is waiting; codes are for approved partners/);
+  t.is((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).length, 0);
+});
+
+test('When a portal\'s one-time link is used on another shop\'s portal, then it has expired there and verifies nothing', async (t) => {
+  const db = t.context.database.db;
+  const p = await register(t);
+  const link = await linkFromOutbox(db, p.email, 'portal_email_verification');
+  const elsewhere = link.replace(`${PREFIX}/`, '/portal/demo/cz/');
+  t.not(elsewhere, link);
+  await p.browser.get('/portal/demo/cz/sign-in');
+  t.is((await p.browser.get(elsewhere)).status, 410);
+  const posted = await p.browser.request('POST', elsewhere, {});
+  t.is(posted.status, 410);
+  t.regex(posted.html, /LINK_EXPIRED/);
+  t.is((await db('affiliate_partner_logins').where({ partner_id: p.partnerId }).first('email_verified_at')).email_verified_at, null);
+  // On its own portal the same link still works.
+  await verify(t, p.browser, p.email);
+  t.truthy((await db('affiliate_partner_logins').where({ partner_id: p.partnerId }).first('email_verified_at')).email_verified_at);
+});
+
+test('When a password reset names the address of another account\'s partner, then this portal sends nothing; that account\'s portal does', async (t) => {
+  const db = t.context.database.db;
+  const acme = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where('a.code', 'acme').orderBy('s.id').first('s.code', 'a.id as account_id');
+  const email = `acme-partner${unique()}@example.com`;
+  const [partner] = await db('affiliate_partners').insert({
+    account_id: acme.account_id, handle: `acme${unique()}`, state: 'approved', state_changed_at: TEST_NOW, kind: 'blogger', language: 'en', registered_at: TEST_NOW, email,
+  }).returning('id');
+  await db('affiliate_partner_logins').insert({
+    partner_id: partner.id, account_id: acme.account_id, email, password_hash: '$argon2id$not-used', email_verified_at: TEST_NOW, password_changed_at: TEST_NOW, created_at: TEST_NOW,
+  });
+  const browser = new PortalBrowser(t.context.server.baseUrl);
+  const demo = await browser.submit(`${PREFIX}/forgot-password`, `${PREFIX}/forgot-password`, { email });
+  t.is(demo.status, 200);
+  t.is((await db('email_outbox').where({ recipient: email })).length, 0, 'no link of demo\'s portal for acme\'s partner');
+  const acmePortal = `/portal/acme/${acme.code}`;
+  const own = await browser.submit(`${acmePortal}/forgot-password`, `${acmePortal}/forgot-password`, { email });
+  t.is(own.status, 200, own.html);
+  t.is((await db('email_outbox').where({ recipient: email, event: 'portal_password_reset' })).length, 1);
+});
+
+test('When a portal form comes without the session\'s token or from another site, then it is refused and nothing is filed', async (t) => {
+  const db = t.context.database.db;
+  const p = await readyPartner(t);
+  await p.browser.get(`${PREFIX}/dashboard`);
+  const token = p.browser.csrf;
+  t.truthy(token);
+  const code = `CSRF${unique()}`.toUpperCase().slice(0, 20);
+  const forged = await p.browser.request('POST', `${PREFIX}/code-requests`, { code, _csrf: 'x'.repeat(token.length) });
+  t.is(forged.status, 403);
+  t.regex(forged.html, /security token is missing or out of date/);
+  const crossSite = await p.browser.request('POST', `${PREFIX}/code-requests`, { code, _csrf: token }, { Origin: 'https://attacker.example' });
+  t.is(crossSite.status, 403);
+  t.regex(crossSite.html, /came from another site/);
+  t.is((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).length, 0);
+  const ok = await p.browser.request('POST', `${PREFIX}/code-requests`, { code, _csrf: token });
+  t.is(ok.status, 303, ok.html);
+  t.is((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).length, 1);
+});

@@ -188,3 +188,51 @@ test('When the E-mails page lists an invitation, then its link is hidden (only t
   t.false(page.text.includes(token));
   t.regex(page.text, /invitation\/\(link hidden\)/);
 });
+
+test('When people of two accounts or of one shop open the E-mails page, then each sees only the e-mails they may: their account\'s, and of their shops or account-wide', async (t) => {
+  const { db } = t.context.database;
+  const marker = crypto.randomBytes(4).toString('hex');
+  const demo = await db('accounts').where({ code: 'demo' }).first('id');
+  const acme = await db('accounts').where({ code: 'acme' }).first('id');
+  const shopOf = async (account: string, code: string) => String((await db('shops').where({ account_id: account, code }).first('id')).id);
+  // Newest first on the page: these rows are dated after every other so they are on its first page.
+  const row = (accountId: string, shopId: string | null, label: string) => ({
+    account_id: accountId, source: 'people', event: 'guards.test', shop_id: shopId, recipient: `${label}-${marker}@example.com`, subject: `${label} ${marker}`,
+    body_html: '<p>x</p>', attachments: '[]', status: 'skipped', last_error: 'test row', next_attempt_at: new Date('2099-01-01T00:00:00Z'), created_at: new Date('2099-01-01T00:00:00Z'),
+  });
+  await db('email_outbox').insert([
+    row(String(demo.id), await shopOf(String(demo.id), 'sk'), 'demo-sk'), row(String(demo.id), await shopOf(String(demo.id), 'cz'), 'demo-cz'),
+    row(String(demo.id), null, 'demo-account'), row(String(acme.id), null, 'acme-account'),
+  ]);
+  const seen = async (options: Parameters<typeof makePerson>[1]) => {
+    const person = await makePerson(db, options);
+    const client = new FormClient(t.context.server.baseUrl);
+    await client.signIn(person.email, person.password);
+    const page = await client.get('/app/emails');
+    return { status: page.status, labels: ['demo-sk', 'demo-cz', 'demo-account', 'acme-account'].filter((l) => page.text.includes(`${l}-${marker}@example.com`)) };
+  };
+  t.deepEqual(await seen({ account: 'demo', role: 'owner' }), { status: 200, labels: ['demo-sk', 'demo-cz', 'demo-account'] });
+  t.deepEqual(await seen({ account: 'demo', role: 'member', permissions: ['personal-data'], shops: ['sk'] }), { status: 200, labels: ['demo-sk', 'demo-account'] });
+  t.deepEqual(await seen({ account: 'acme', role: 'owner' }), { status: 200, labels: ['acme-account'] });
+  // E-mails carry names and addresses: without personal-data the page is refused.
+  t.deepEqual(await seen({ account: 'demo', role: 'member', permissions: [] }), { status: 403, labels: [] });
+});
+
+test('When an accepted invitation is revoked, then it is refused (the person is disabled instead) and the invitation stays accepted', async (t) => {
+  const { db } = t.context.database;
+  const owner = await signedInOwner(t);
+  const email = fresh('accepted');
+  const sent = await invite(owner, db, { email, role: 'member', shopChoice: 'all' });
+  const invitee = new FormClient(t.context.server.baseUrl);
+  const opened = await invitee.get(sent.path!);
+  t.is((await invitee.post(sent.path!, { _csrf: csrfOf(opened.text), name: 'Ada', password: TEST_PASSWORD })).status, 303);
+  const { id } = await db('person_invitations').where({ email }).first('id');
+  const revoke = await owner.post(`/app/people/invitations/${id}/revoke`, { _csrf: await owner.csrf('/app/people') });
+  t.is(revoke.status, 409);
+  t.regex(revoke.text, /accepted already; disable the person instead/);
+  const row = await db('person_invitations').where({ id }).first('accepted_at', 'revoked_at');
+  t.truthy(row.accepted_at);
+  t.is(row.revoked_at, null);
+  t.is((await new FormClient(t.context.server.baseUrl).get(sent.path!)).status, 410, 'the used link opens nothing');
+  t.is((await db('people').where({ email })).length, 1);
+});
