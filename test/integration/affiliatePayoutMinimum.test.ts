@@ -1,6 +1,7 @@
 /**
  * The payout minimum (A5; 50 EUR in the demo programme) on both sides: a partner whose approved commissions of the
- * month sum to exactly 50.00 EUR gets a payout draft, one at 49.99 EUR waits for a later month.
+ * month sum to exactly 50.00 EUR gets a payout draft, one at 49.99 EUR waits for a later month; a suspended partner's
+ * 60.00 EUR is not drawn up (only approved partners are paid).
  */
 import anyTest, { type TestFn } from 'ava';
 import { drawUpShopPayouts } from '../../src/affiliate/staff/payouts.js';
@@ -18,24 +19,26 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-test('When a partner\'s month sums to exactly the 50 EUR minimum, then a draft is drawn up; at 49.99 EUR it waits', async (t) => {
+test('When a partner\'s month sums to exactly the 50 EUR minimum, then a draft is drawn up; at 49.99 EUR it waits; a suspended partner\'s 60 EUR waits too', async (t) => {
   const db = t.context.database.db;
   const shop = await shopOf(db, 'demo', 'sk');
   t.is(Number((await db('affiliate_programmes').where({ account_id: shop.accountId }).first('payout_minimum_eur')).payout_minimum_eur), 50);
   const partners: string[] = [];
-  for (const handle of ['MINIMUM_AT', 'MINIMUM_UNDER']) {
+  for (const [handle, state] of [['MINIMUM_AT', 'approved'], ['MINIMUM_UNDER', 'approved'], ['SUSPENDED_OVER', 'suspended']]) {
     const [row] = await db('affiliate_partners').insert({
-      account_id: shop.accountId, handle, state: 'approved', state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
+      account_id: shop.accountId, handle, state, state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
     }).returning('id');
     partners.push(String(row.id));
   }
   // Two approved, unpaid commissions of euro orders (rate 1) become the new partners' only ones.
   const taken = await db('affiliate_conversions as cv').join('orders as o', 'o.id', 'cv.order_id')
     .where({ 'cv.shop_id': shop.id, 'cv.commission_state': 'approved', 'cv.currency': 'EUR' }).whereNull('cv.payout_id').where('o.eur_rate', 1)
-    .where('cv.approved_at', '<', '2026-12-01').orderBy('cv.id').limit(2).pluck('cv.id');
-  t.is(taken.length, 2);
+    .where('cv.approved_at', '<', '2026-12-01').orderBy('cv.id').limit(3).pluck('cv.id');
+  t.is(taken.length, 3);
   await db('affiliate_conversions').where({ id: taken[0] }).update({ partner_id: partners[0], commission: '50.00' });
   await db('affiliate_conversions').where({ id: taken[1] }).update({ partner_id: partners[1], commission: '49.99' });
+  // Only approved partners are paid (A5): a suspended partner's approved commissions above the minimum wait.
+  await db('affiliate_conversions').where({ id: taken[2] }).update({ partner_id: partners[2], commission: '60.00' });
 
   await drawUpShopPayouts(db, shop.id, '2026-11', TEST_NOW, 'test');
   const payouts = await db('affiliate_payouts').whereIn('partner_id', partners).select('partner_id', 'amount', 'state');

@@ -17,6 +17,7 @@ import { ensureSampleWebhook } from '../helpers/webhooks.js';
 import { ensureSampleAutomation } from '../helpers/automations.js';
 import { ensureSampleProposals } from '../helpers/proposals.js';
 import { mintOAuthToken } from '../helpers/oauthToken.js';
+import { queueEmail } from '../../src/email/outbox.js';
 
 interface Context {
   database: TestDatabase;
@@ -266,4 +267,47 @@ test.serial('When another person of the same account opens a person\'s customer 
   const file = await makerClient.get(`/app/customers/exports/${exportId}/download`);
   t.is(file.status, 200);
   t.true(file.text.includes('maker-only-row'));
+});
+
+test.serial('When a person of acme opens the E-mails page, then every e-mail listed is acme\'s, and a person of demo sees demo\'s', async (t) => {
+  const db = t.context.database.db;
+  // One fresh e-mail of each account (newest first, so both are on the first page of their account).
+  const subjects: Record<string, string> = {};
+  for (const account of ['demo', 'acme']) {
+    const { id } = await db('accounts').where({ code: account }).first('id');
+    subjects[account] = `Isolation e-mail of ${account} ${crypto.randomBytes(4).toString('hex')}`;
+    await queueEmail(db, { accountId: String(id), source: 'people', event: 'isolation_check', recipient: `${account}@example.com`, subject: subjects[account]!, bodyHtml: '<p>isolation</p>', now: new Date() });
+  }
+  const listed = async (account: string) => {
+    const person = await makePerson(db, { account, role: 'owner' });
+    const client = new FormClient(t.context.server.baseUrl);
+    t.is((await client.signIn(person.email, person.password)).status, 303);
+    const res = await client.get('/app/emails');
+    t.is(res.status, 200);
+    return res;
+  };
+  for (const [account, other] of [['acme', 'demo'], ['demo', 'acme']] as const) {
+    const res = await listed(account);
+    t.true(res.text.includes(subjects[account]!), `${account} sees its own e-mail`);
+    t.false(res.text.includes(subjects[other]!), `${account} sees ${other}'s e-mail`);
+    const ids = [...res.text.matchAll(/data-email-id="(\d+)"/g)].map((m) => m[1]!);
+    const own = new Set((await db.raw('select e.id::text as id from email_outbox e join accounts a on a.id = e.account_id where a.code = ?', [account])).rows.map((r: { id: string }) => r.id));
+    t.deepEqual(ids.filter((id) => !own.has(id)), [], `the E-mails page shows ${account} another account's e-mails`);
+  }
+});
+
+test.serial('When a document page names a code of another shop, then it is not found; under its own shop it shows', async (t) => {
+  const db = t.context.database.db;
+  const demo = await db('accounts').where({ code: 'demo' }).first('id');
+  const [cz, sk] = await Promise.all(['cz', 'sk'].map((code) => db('shops').where({ account_id: demo.id, code }).first('id')));
+  const invoice = await db('documents').where({ shop_id: cz.id, type: 'invoice', pdf_available: true }).orderBy('id').first('code', 'total_with_vat');
+  t.is((await db('documents').where({ shop_id: sk.id, type: 'invoice', code: invoice.code }).count<{ count: string }[]>('* as count'))[0]!.count, '0', 'the code is cz\'s only');
+  const person = await makePerson(db, { account: 'demo', role: 'owner' });
+  const client = new FormClient(t.context.server.baseUrl);
+  t.is((await client.signIn(person.email, person.password)).status, 303);
+  const own = await client.get(`/app/documents/cz/invoice/${encodeURIComponent(invoice.code)}`);
+  t.is(own.status, 200);
+  t.true(own.text.includes(invoice.code));
+  const other = await client.get(`/app/documents/sk/invoice/${encodeURIComponent(invoice.code)}`);
+  t.is(other.status, 404, other.text.slice(0, 200));
 });

@@ -74,6 +74,13 @@ test('When the templates are read, then every template without blanks validates 
 });
 
 /** The table of rules: each bad rule lists every problem it must produce, as (code, nodeId, path). */
+/** `levels` condition groups each holding the next (`g1` the root), the innermost holding one comparison. */
+function nestedGroups(levels: number): Record<string, unknown> {
+  let node: Record<string, unknown> = { id: 'paid', field: 'order.paid', op: 'eq', value: true };
+  for (let level = levels; level >= 1; level--) node = { id: `g${level}`, all: [node] };
+  return node;
+}
+
 const ruleTable: Array<{ name: string; rule: (endpointId: string) => unknown; problems: Array<[string, string | null, string]> }> = [
   { name: 'the sample rule', rule: () => sampleRule(), problems: [] },
   {
@@ -131,6 +138,9 @@ const ruleTable: Array<{ name: string; rule: (endpointId: string) => unknown; pr
       ['TARGET_NOT_ALLOWED', 'c', '/steps/4/target'], ['SCHEMA', 'x', '/steps/5/action'], ['SCHEMA', 'Bad Id', '/steps/6/id'],
     ],
   },
+  // Condition groups nest at most 4 levels (the root group is level 1): 4 is valid, a 5th level is refused.
+  { name: 'condition groups 4 levels deep', rule: () => sampleRule({ conditions: nestedGroups(4) as never }), problems: [] },
+  { name: 'condition groups 5 levels deep', rule: () => sampleRule({ conditions: nestedGroups(5) as never }), problems: [['TOO_DEEP', 'g5', '/conditions/all/0/all/0/all/0/all/0']] },
   { name: 'a market the account does not have', rule: () => sampleRule({ trigger: { id: 't', event: 'order.created', markets: ['sk', 'de'] } }), problems: [['UNKNOWN_VALUE', 't', '/trigger/markets/1']] },
   { name: 'an unknown top-level property', rule: () => ({ ...sampleRule(), owner: 'me' }), problems: [['SCHEMA', null, '']] },
 ];

@@ -9,6 +9,9 @@ import { claimAt, OrderTimeline } from '../../src/platforms/demo/generator.js';
 import { get, assertError } from '../helpers/rest.js';
 import { shopOf, type ShopInfo } from '../helpers/shops.js';
 import { rowForInsert } from '../helpers/db.js';
+import { applyClaims } from '../../src/sync/apply/claims.js';
+import { EventSink } from '../../src/sync/events.js';
+import { findSyncShop } from '../../src/sync/shops.js';
 import { percentileCont, todayIn, daysBefore, hoursOf } from '../helpers/oracles.js';
 
 const test = appTest({ scopes: ['claims:read', 'claims-settings:read', 'personal-data:read'] });
@@ -426,4 +429,36 @@ test('When a claim\'s order code also has a credit note in another shop, then cl
   }
   // The other side: claims of these order codes whose own shop issued a credit note show it (not only nulls).
   t.true(shownOwn > 0, 'some of these claims have their own shop\'s credit note');
+});
+
+test.serial('When a sync finds a claim one status further than stored, then only that change is announced, not the stored one again', async (t) => {
+  const db = t.context.database.db;
+  const shop = (await findSyncShop(db, 'demo', 'sk'))!;
+  const { settings } = await db('shop_platform_settings').where({ shop_id: shop.id }).first('settings');
+  const timeline = new OrderTimeline(settings.seed, shopDefinition('sk'), { orders: settings.orders, days: settings.days, endDate: new Date(settings.historyEnd) });
+  // A stored claim that went through at least two changes after opening, as the shop holds it now.
+  let claim: ReturnType<typeof claimAt> = null;
+  for (const plan of timeline.plans(-Infinity, timeline.historyEndMs)) {
+    const c = claimAt(plan, timeline.historyEndMs);
+    if (c && c.statusHistory.length >= 3 && await db('claims').where({ shop_id: shop.id, code: c.code }).first('id')) { claim = c; break; }
+  }
+  t.truthy(claim);
+  const history = claim!.statusHistory;
+  const [previous, last] = [history[history.length - 2]!, history[history.length - 1]!];
+  // In a transaction rolled back at the end: the other tests read the claim as loaded.
+  const trx = await db.transaction();
+  let announced: Array<{ data: { status_id: number }; occurred_at: Date }>;
+  try {
+    // The stored row one change behind: the previous status, changed at that change's instant.
+    await trx('claims').where({ shop_id: shop.id, code: claim!.code })
+      .update({ status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at });
+    const from = await trx('outbox_events').max('id as id').first();
+    const sink = new EventSink(trx, shop, 0);
+    await applyClaims(trx, shop, [claim!], sink);
+    await sink.flush();
+    announced = await trx('outbox_events').where('id', '>', from?.id ?? 0).where({ event_type: 'claim.status_changed', resource_id: claim!.code }).select('data', 'occurred_at');
+  } finally {
+    await trx.rollback();
+  }
+  t.deepEqual(announced.map((r) => [r.data.status_id, r.occurred_at.toISOString()]), [[last.statusId, last.at.toISOString()]]);
 });

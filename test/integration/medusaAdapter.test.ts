@@ -145,6 +145,12 @@ test.serial('When the shop is connected with a wrong key or to an unreachable Me
     credentials: { url: t.context.env.url, apiKey: t.context.env.apiKey, salesChannelId: t.context.seed.salesChannelId, stockLocationIds: t.context.seed.stockLocationId, eurRates: 'CZK=-1' },
   }), refused);
   t.regex(badRates!.message, /eurRates/);
+  // A rate is a positive number: 0 is refused like -1 (the shop connected above with CZK=0.04 is the accepted side).
+  const zeroRate = await t.throwsAsync(connectShop(db, platforms, TEST_SECRETS.secretsKey, {
+    accountCode: 'demo', platform: 'medusa', code: 'mdzero', currency: 'EUR', country: 'DE', timeZone: 'Europe/Berlin',
+    credentials: { url: t.context.env.url, apiKey: t.context.env.apiKey, salesChannelId: t.context.seed.salesChannelId, stockLocationIds: t.context.seed.stockLocationId, eurRates: 'CZK=0' },
+  }), refused);
+  t.regex(zeroRate!.message, /eurRates/);
   t.deepEqual(await db('shops').count<{ count: string }[]>('* as count'), before);
   // The key is stored encrypted: its text appears nowhere in the row.
   const row = await db('shop_credentials').where({ platform: 'medusa' }).first();

@@ -395,6 +395,18 @@ test('When a partner requests a discount code, then the tool\'s rules apply: for
   t.regex(dashboard.html, new RegExp(`data-code-request="${code}"><td><code>${code}</code></td><td>approved`));
 });
 
+test('When a partner who is no longer approved requests a discount code, then it is refused and no request is stored', async (t) => {
+  const db = t.context.database.db;
+  const p = await readyPartner(t);
+  await p.browser.get(`${PREFIX}/dashboard`);
+  // Codes are for approved partners (the approved side is the test above: the same request is a 303).
+  await db('affiliate_partners').where({ id: p.partnerId }).update({ state: 'suspended' });
+  const refused = await p.browser.request('POST', `${PREFIX}/code-requests`, { code: `SU${unique().toUpperCase()}`.slice(0, 20) });
+  t.is(refused.status, 409);
+  t.regex(refused.html, /codes are for approved partners/);
+  t.is((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).length, 0);
+});
+
 test.serial('When a partner enters payout details, then they are stored encrypted, shown masked, survive a key rotation, and no affiliate REST or MCP answer contains them', async (t) => {
   const db = t.context.database.db;
   const p = await readyPartner(t);

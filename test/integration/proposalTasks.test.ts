@@ -8,6 +8,7 @@
  * driven over raw HTTP with the revision's headers and envelope.
  */
 import anyTest, { type TestFn } from 'ava';
+import crypto from 'node:crypto';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { allScopes } from '../../src/auth/scopes.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
@@ -15,7 +16,8 @@ import type { TemporalAccess } from '../../src/temporal/access.js';
 import { lazyTemporalAccess } from '../../src/entry/compose.js';
 import { decideProposal } from '../../src/temporal/proposals.js';
 import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, rowForInsert, type TestDatabase } from '../helpers/db.js';
+import { ensureSampleProposals } from '../helpers/proposals.js';
 import { connectLegacy, connectModern, modernRequest, rawMcp, toolError, type LegacyConnection } from '../helpers/mcp.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -255,4 +257,38 @@ test.serial('When a 2026-07-28 task is rejected or withdrawn, then tasks/get say
   t.is((await modernTasks(t.context.one, t.context.key, 'tasks/cancel', { taskId: withdrawn.taskId })).error.data.code, 'PROPOSAL_ALREADY_DECIDED');
   const stranger = await issueKey(t.context.database.db, { account: 'acme', scopes: allScopes });
   t.is((await modernTasks(t.context.two, stranger, 'tasks/get', { taskId: withdrawn.taskId })).error.data.code, 'NOT_FOUND');
+});
+
+test.serial('When a caller has 50 tasks, then tasks/list answers them on one page; with 51, it pages 50 and a cursor to the 51st', async (t) => {
+  const { db } = t.context.database;
+  const demo = await db('accounts').where({ code: 'demo' }).first('id');
+  const cz = await db('shops').where({ account_id: demo.id, code: 'cz' }).first('id');
+  const sample = (await ensureSampleProposals(db))['products.content_draft:draftId'];
+  const source = await db('proposals').where({ draft_id: sample }).first();
+  // Tasks on shop cz (the other tests' tasks are on sk), seen through a cz-only key: copies of a stored proposal.
+  const key = await issueKey(db, { scopes: allScopes, shops: ['cz'] });
+  const addTasks = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const draftId = `prp_${crypto.randomBytes(8).toString('hex')}`;
+      await db('proposals').insert({ ...rowForInsert(source, ['id']), draft_id: draftId, shop_id: cz.id });
+      await db('mcp_tasks').insert({ task_id: draftId, account_id: demo.id, created_by: 'key:paging', tool: 'products_content_propose' });
+    }
+  };
+  const connection = await legacy(t.context.one, key);
+  try {
+    await addTasks(50);
+    const whole = await connection.client.experimental.tasks.listTasks();
+    t.is(whole.tasks.length, 50);
+    t.is(whole.nextCursor, undefined);
+    await addTasks(1);
+    const first = await connection.client.experimental.tasks.listTasks();
+    t.is(first.tasks.length, 50);
+    t.is(first.nextCursor, '50');
+    const second = await connection.client.experimental.tasks.listTasks(first.nextCursor);
+    t.is(second.tasks.length, 1);
+    t.is(second.nextCursor, undefined);
+    t.is(new Set([...first.tasks, ...second.tasks].map((task) => task.taskId)).size, 51);
+  } finally {
+    await connection.client.close();
+  }
 });
