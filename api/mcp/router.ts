@@ -12,7 +12,6 @@ import { context as otelContext } from '@opentelemetry/api';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { localhostHostValidation } from '@modelcontextprotocol/express';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
-import ipaddr from 'ipaddr.js';
 import { allScopes } from '../../src/auth/scopes.js';
 import { capabilitiesByTool } from '../../src/capabilities/registry.js';
 import type { RunDeps } from '../../src/capabilities/run.js';
@@ -54,11 +53,7 @@ export interface McpDeps extends RunDeps {
   mcp: McpOptions;
 }
 
-/** True for `localhost` and loopback addresses, the binds where a rebound DNS name is the only way in from a browser. */
-export function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost') return true;
-  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
-}
+export { isLoopbackHost } from '../../src/infra/hosts.js';
 
 /** The MCP resource (RFC 8707) a request to this service names: `{base}/api/mcp`, for REST's connection diagnostics. */
 export function mcpResourceOf(req: Request, deps: McpDeps): string {
