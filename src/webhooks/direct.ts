@@ -18,7 +18,8 @@
  *   (counted process-wide, so two dispatcher runs that overlap share it), and the next deliveries are taken per
  *   endpoint, so a receiver that times out or fails holds only its own lane. While an endpoint's latest attempt failed
  *   its lane narrows to FAILING_LANE, and failing endpoints together hold at most a quarter of the process (T21);
- *   requests stuck at a receiver for over a second stop counting against the process's bound (T22).
+ *   requests stuck at a receiver for over a second stop counting against the process's bound, and their endpoint counts
+ *   as failing until they end (T22).
  */
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.js';
@@ -97,17 +98,24 @@ const failing = new Map<string, boolean>();
 /** Per endpoint, requests under way that were taken while it was failing (they count against FAILING_SHARE). */
 const failingLanes = new Map<string, number>();
 let failingInFlight = 0;
-/** Requests whose HTTP exchange is under way in this process: delivery id → when it was taken (oldest first). */
-const underWaySince = new Map<string, number>();
+/** Requests whose HTTP exchange is under way in this process: delivery id → when it was taken and for which endpoint (oldest first). */
+const underWaySince = new Map<string, { since: number; endpointId: string }>();
+/**
+ * Endpoints with a request stuck at the receiver, as of the latest look-up (T22). They count as failing (T21): the room
+ * their stuck requests free is for other endpoints, not for more requests to a receiver that does not answer.
+ */
+let stuckEndpoints = new Set<string>();
 
-/** How many requests have been under way longer than `stuckAfterMs` (the map is in the order they were taken). */
-function stuckRequests(now: number, stuckAfterMs: number): number {
-  let stuck = 0;
-  for (const since of underWaySince.values()) {
+/** The requests under way longer than `stuckAfterMs` and their endpoints (the map is in the order they were taken). */
+function stuckRequests(now: number, stuckAfterMs: number): { count: number; endpoints: Set<string> } {
+  let count = 0;
+  const endpoints = new Set<string>();
+  for (const { since, endpointId } of underWaySince.values()) {
     if (now - since < stuckAfterMs) break;
-    stuck++;
+    count++;
+    endpoints.add(endpointId);
   }
-  return stuck;
+  return { count, endpoints };
 }
 
 /** Delivery ids this process is working on (the dispatcher leaves them out of its own workflow starts). */
@@ -115,9 +123,12 @@ export function claimedDeliveries(): ReadonlySet<string> {
   return claimed;
 }
 
-/** Whether the endpoint gets only FAILING_LANE requests at once: its latest attempt (here, or else in Postgres) failed. */
+/**
+ * Whether the endpoint gets only FAILING_LANE requests at once: a request of it is stuck (T22), or its latest attempt
+ * (here, or else in Postgres) failed.
+ */
 function isFailing(endpointId: string, consecutiveFailures: number): boolean {
-  return failing.get(endpointId) ?? consecutiveFailures > 0;
+  return stuckEndpoints.has(endpointId) || (failing.get(endpointId) ?? consecutiveFailures > 0);
 }
 
 /** Requests under way to the endpoint from this process now (for tests and the heartbeat). */
@@ -225,11 +236,14 @@ export class DirectSender {
    */
   async fill(): Promise<number> {
     // Requests stuck at a receiver that does not answer do not count (T22), up to the bound on open requests.
-    const room = Math.min(this.maxInFlight - processInFlight + stuckRequests(Date.now(), this.stuckAfterMs), this.maxOpen - processInFlight);
+    const stuck = stuckRequests(Date.now(), this.stuckAfterMs);
+    stuckEndpoints = stuck.endpoints;
+    const room = Math.min(this.maxInFlight - processInFlight + stuck.count, this.maxOpen - processInFlight);
     if (room <= 0) return 0;
     const now = this.now();
-    // Endpoints whose lane is full are not even looked up (a failing one's lane is FAILING_LANE wide, T21).
-    const full = [...lanes].filter(([id, n]) => n >= (failing.get(id) ? Math.min(FAILING_LANE, this.perEndpoint) : this.perEndpoint)).map(([id]) => id);
+    // Endpoints whose lane is full are not even looked up (a failing or stuck one's lane is FAILING_LANE wide, T21).
+    // (An endpoint not heard from yet is judged by Postgres once looked up: here it counts as not failing.)
+    const full = [...lanes].filter(([id, n]) => n >= this.widthOf(id, 0)).map(([id]) => id);
     for (const [id, until] of this.coolUntil) if (until > now) full.push(id); else this.coolUntil.delete(id);
     const taken = [...claimed];
     const columns = 'd.id, d.endpoint_id, d.event_id, d.event_type, d.body, d.attempts';
@@ -300,7 +314,7 @@ export class DirectSender {
       const takenAt = Date.now();
       for (const row of fits) {
         claimed.add(String(row.id));
-        underWaySince.set(String(row.id), takenAt);
+        underWaySince.set(String(row.id), { since: takenAt, endpointId: lane });
       }
       this.takeSlots(lane, fits.length, isFailing(lane, batch[0].consecutive_failures));
       started += fits.length;

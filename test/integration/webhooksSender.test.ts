@@ -7,7 +7,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Db } from '../../src/db/knex.js';
-import { DEFAULT_PER_ENDPOINT_CONCURRENCY, DirectSender, FAILING_LANE } from '../../src/webhooks/direct.js';
+import { DEFAULT_PER_ENDPOINT_CONCURRENCY, DirectSender, FAILING_LANE, requestsUnderWay } from '../../src/webhooks/direct.js';
 import { workerName } from '../../src/webhooks/partitions.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
 import { disableEndpoint, enableEndpoint } from '../../src/webhooks/endpoints.js';
@@ -239,7 +239,7 @@ test.serial('When an endpoint\'s latest attempt failed, then it gets 2 requests 
   await db('webhook_endpoints').whereIn('id', endpoints.map((e) => e.id)).update({ state: 'disabled' });
 });
 
-test.serial('When a process\'s every slot is held by a receiver that does not answer, then once they are stuck those requests stop counting and a healthy endpoint is served while they are still open, within the bound on open requests (T22)', async (t) => {
+test.serial('When a process\'s every slot is held by a receiver that does not answer, then once they are stuck those requests stop counting, their endpoint gets no more, a healthy endpoint is served while they are still open, and the bound on open requests holds (T22)', async (t) => {
   const { db } = t.context.database;
   await db('webhook_endpoints').whereNot('state', 'disabled').update({ state: 'disabled' });
   const hanging = await receiver(t, () => 'hang');
@@ -247,7 +247,7 @@ test.serial('When a process\'s every slot is held by a receiver that does not an
   const hangingEndpoint = await makeEndpoint(db, t.context.settings, { url: hanging.url, events: ['order.created'], shops: 'all', name: 'stuck' });
   hanging.secret = hangingEndpoint.secret;
   await emitOrderEvents(db, 6, { prefix: 'S' });
-  await dispatchOutboxBatch(db);
+  t.like(await dispatchOutboxBatch(db), { events: 6, deliveries: 6 });
   // 4 at once in this process, 8 open at most; a request under way 3 s is stuck (far longer than the set-up below
   // takes even on a loaded machine, so "young" really is young).
   const stuckAfterMs = 3_000;
@@ -258,20 +258,42 @@ test.serial('When a process\'s every slot is held by a receiver that does not an
   const healthyEndpoint = await makeEndpoint(db, t.context.settings, { url: healthy.url, events: ['order.created'], shops: 'all', name: 'healthy' });
   healthy.secret = healthyEndpoint.secret;
   await emitOrderEvents(db, 3, { prefix: 'T' });
-  await dispatchOutboxBatch(db);
+  t.like(await dispatchOutboxBatch(db), { events: 3, deliveries: 6 });
   t.is(await s.fill(), 0, 'no room while the hanging requests are young');
   await new Promise((r) => setTimeout(r, stuckAfterMs + 100));
-  await waitUntil(async () => (await s.fill()) >= 0 && healthy.requests.length >= 3, 20_000);
+  // The 4 stuck requests free 4 slots, and they are the healthy endpoint's: the hanging one counts as failing (a lane of
+  // 2, which its 4 open requests more than fill), although it has 5 deliveries waiting.
+  t.is(await s.fill(), 3, 'the healthy endpoint\'s three deliveries');
+  t.is(requestsUnderWay(hangingEndpoint.id), 4, 'and not one more for the receiver that does not answer');
+  await healthy.waitFor((reqs) => reqs.length >= 3);
   t.is(healthy.requests.length, 3, 'the healthy endpoint got all its deliveries');
-  t.true(hanging.open >= 4, 'while the first hanging requests were still open');
-  // Once every hanging request is stuck, the bound on open requests still holds: 8 open, the ninth waits.
+  t.is(hanging.open, 4, 'while the first hanging requests were still open');
+  await waitUntil(async () => s.active === 4);
+
+  // The bound on open requests: a second receiver that does not answer takes the 4 slots, and once its requests are
+  // stuck too (8 stuck, so the 512-style bound would give 4 more) the bound of 8 open keeps a new endpoint waiting.
+  await db('webhook_endpoints').where('id', healthyEndpoint.id).update({ state: 'disabled' });
+  const hangingTwo = await receiver(t, () => 'hang');
+  const hangingTwoEndpoint = await makeEndpoint(db, t.context.settings, { url: hangingTwo.url, events: ['order.created'], shops: 'all', name: 'stuck too' });
+  hangingTwo.secret = hangingTwoEndpoint.secret;
+  await emitOrderEvents(db, 4, { prefix: 'U' });
+  t.like(await dispatchOutboxBatch(db), { events: 4, deliveries: 8 });
+  t.is(await s.fill(), 4, 'the second hanging endpoint takes the room');
+  await hangingTwo.waitFor((reqs) => reqs.length >= 4);
   await new Promise((r) => setTimeout(r, stuckAfterMs + 100));
-  await waitUntil(async () => (await s.fill()) >= 0 && hanging.requests.length >= 8, 20_000);
-  await new Promise((r) => setTimeout(r, 200));
-  t.is(hanging.open, 8, 'as many open as the bound allows');
-  t.is(hanging.requests.length, 8, 'and not one more');
-  t.is(await s.fill(), 0);
+  const late = await receiver(t);
+  const lateEndpoint = await makeEndpoint(db, t.context.settings, { url: late.url, events: ['order.created'], shops: 'all', name: 'late' });
+  late.secret = lateEndpoint.secret;
+  await emitOrderEvents(db, 1, { prefix: 'V' });
+  t.like(await dispatchOutboxBatch(db), { events: 1, deliveries: 3 });
+  t.is(await s.fill(), 0, 'eight open, all stuck: the ninth waits');
+  t.is(hanging.open + hangingTwo.open, 8, 'as many open as the bound allows');
+  // A slot that frees serves the waiting endpoint.
+  hangingTwo.release(200);
+  await waitUntil(async () => (await s.fill()) >= 0 && late.requests.length >= 1);
+  t.is(late.requests.length, 1, 'the late endpoint is served once requests end');
   hanging.release(200);
+  hangingTwo.release(200);
   await waitUntil(async () => s.active === 0, 20_000);
-  await db('webhook_endpoints').whereIn('id', [hangingEndpoint.id, healthyEndpoint.id]).update({ state: 'disabled' });
+  await db('webhook_endpoints').whereIn('id', [hangingEndpoint.id, healthyEndpoint.id, hangingTwoEndpoint.id, lateEndpoint.id]).update({ state: 'disabled' });
 });
