@@ -6,26 +6,13 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import crypto from 'node:crypto';
-import type { Knex } from 'knex';
+import { dueGroups } from '../helpers/oracles.js';
 import { waitUntil } from '../helpers/wait.js';
 import { startWorkerProcess, crashTestFile, type CrashTestContext } from '../helpers/workerProcess.js';
 
 type Context = CrashTestContext;
 const test = anyTest as TestFn<Context>;
 crashTestFile(test);
-
-/** What is due in November 2026 per shop, partner and currency, computed here from the rows (not by the code under test). */
-async function dueGroups(db: Knex, accountId: string): Promise<Map<string, string[]>> {
-  const rows = await db.raw(`
-    select cv.shop_id, cv.partner_id, cv.currency, array_agg(cv.id order by cv.id)::text[] as ids, sum(cv.commission * o.eur_rate) as eur, p.payout_minimum_eur as minimum
-    from affiliate_conversions cv join orders o on o.id = cv.order_id join affiliate_partners pa on pa.id = cv.partner_id
-    join shops s on s.id = cv.shop_id join affiliate_programmes p on p.account_id = s.account_id
-    where s.account_id = ? and cv.payout_id is null and cv.commission_state = 'approved' and cv.approved_at < '2026-12-01' and pa.state = 'approved'
-    group by cv.shop_id, cv.partner_id, cv.currency, p.payout_minimum_eur`, [accountId]);
-  const groups = new Map<string, string[]>();
-  for (const r of rows.rows) if (Number(r.eur) >= Number(r.minimum)) groups.set(`${r.shop_id}/${r.partner_id}/${r.currency}`, r.ids);
-  return groups;
-}
 
 test('When the worker is killed while a payout run is inside a shop\'s draw-up, then another worker finishes it and no payout or commission is there twice', async (t) => {
   t.timeout(180_000);
