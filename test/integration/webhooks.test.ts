@@ -4,13 +4,9 @@
  */
 import { waitUntil } from '../helpers/wait.js';
 import crypto from 'node:crypto';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { projectRoot } from '../../src/config/projectRoot.js';
 import { workflowIds } from '../../src/temporal/constants.js';
 import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createWorker } from '../../src/entry/compose.js';
@@ -19,6 +15,7 @@ import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
 import { deleteEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
 import { purgeDeliveryLog } from '../../src/webhooks/retention.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { accountId, emitOrderEvents, fakeDns, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
@@ -39,7 +36,6 @@ interface Context {
   receivers: Receiver[];
 }
 const test = anyTest as TestFn<Context>;
-const run = promisify(execFile);
 
 test.before(async (t) => {
   const database = await createTestDatabase();
@@ -185,18 +181,12 @@ test.serial('When the plan limits endpoints, then the limit holds, a lower plan 
   for (const e of await db('webhook_endpoints').where({ account_id: acme }).whereNull('deleted_at')) await deleteEndpoint(db, acme, String(e.id));
 });
 
-async function cli(t: { context: Context }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
-  const env = {
-    ...process.env, DATABASE_URL: t.context.database.url, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_LOOPBACK: 'true',
-    SECRETS_KEY: t.context.settings.secretsKey.toString('hex'), CURSOR_SECRET: TEST_CURSOR_SECRET,
-  };
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(projectRoot, 'dist', 'src', 'entry', 'cli.js'), ...args], { env });
-    return { code: 0, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : null };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr, json: null };
-  }
+/** The real CLI over this file's database, with the worker's settings (loopback receivers allowed). */
+async function cli(t: { context: Context }, ...args: string[]): Promise<CliResult & { json: any }> {
+  const result = await runCli(t.context.database.url, args, {
+    WEBHOOK_ALLOW_LOOPBACK: 'true', SECRETS_KEY: t.context.settings.secretsKey.toString('hex'), CURSOR_SECRET: TEST_CURSOR_SECRET,
+  });
+  return { ...result, json: result.code === 0 && args.includes('--json') ? JSON.parse(result.stdout) : null };
 }
 
 test.serial('When an operator uses the webhooks commands, then create shows the secret once, ping and retry go the production path, disable skips, and plan set changes the plan', async (t) => {
