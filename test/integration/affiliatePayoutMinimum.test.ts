@@ -1,10 +1,13 @@
 /**
  * The payout minimum (A5; 50 EUR in the demo programme) on both sides: a partner whose approved commissions of the
  * month sum to exactly 50.00 EUR gets a payout draft, one at 49.99 EUR waits for a later month; a suspended partner's
- * 60.00 EUR is not drawn up (only approved partners are paid).
+ * 60.00 EUR is not drawn up (only approved partners are paid). An approved payout is paid 7 days after it was drawn
+ * up, not a second earlier.
  */
 import anyTest, { type TestFn } from 'ava';
 import { drawUpShopPayouts } from '../../src/affiliate/staff/payouts.js';
+import { settlePayouts } from '../../src/affiliate/attribution.js';
+import { knexRunner } from '../../src/affiliate/sql.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { shopOf } from '../helpers/shops.js';
@@ -43,4 +46,25 @@ test('When a partner\'s month sums to exactly the 50 EUR minimum, then a draft i
   await drawUpShopPayouts(db, shop.id, '2026-11', TEST_NOW, 'test');
   const payouts = await db('affiliate_payouts').whereIn('partner_id', partners).select('partner_id', 'amount', 'state');
   t.deepEqual(payouts.map((p) => [String(p.partner_id), Number(p.amount), p.state]), [[partners[0], 50, 'requested']]);
+});
+
+test.serial('When an approved payout is 7 days old, then it is paid with paid_at 7 days after it was drawn up; a second earlier it is still approved (A5)', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'cz');
+  const [partner] = await db('affiliate_partners').insert({
+    account_id: shop.accountId, handle: 'PAID_AFTER_SEVEN', state: 'approved', state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
+  }).returning('id');
+  const drawnUp = new Date('2026-10-05T00:00:00.000Z');
+  const [payout] = await db('affiliate_payouts').insert({
+    account_id: shop.accountId, shop_id: shop.id, partner_id: partner.id, currency: 'CZK', amount: '1500.00', conversions: 0, state: 'approved',
+    period_from: '2026-09-01', period_to: '2026-09-30', created_at: drawnUp,
+  }).returning('id');
+  const sevenDays = 7 * 86_400_000;
+  await settlePayouts(knexRunner(db), { id: shop.id, accountId: shop.accountId }, new Date(drawnUp.getTime() + sevenDays - 1000));
+  const before = await db('affiliate_payouts').where({ id: payout.id }).first('state', 'paid_at');
+  t.deepEqual([before.state, before.paid_at], ['approved', null]);
+  await settlePayouts(knexRunner(db), { id: shop.id, accountId: shop.accountId }, new Date(drawnUp.getTime() + sevenDays));
+  const after = await db('affiliate_payouts').where({ id: payout.id }).first('state', 'paid_at');
+  t.is(after.state, 'paid');
+  t.is(new Date(after.paid_at).toISOString(), '2026-10-12T00:00:00.000Z');
 });

@@ -538,3 +538,30 @@ test('When a member with keys:manage lists and revokes keys, then only their own
   t.is((await api(t.context.server, '/orders?market=sk&limit=1', ownerKey)).status, 200, 'the owner\'s key still works');
   t.regex((await ownerClient.get('/app/keys')).text, new RegExp(`data-key-id="${ownerKeyId}"`));
 });
+
+test('When a person who may only see webhooks rotates a secret, then it is refused (403) and the secret stays; a person who may manage them rotates it', async (t) => {
+  const { db } = t.context.database;
+  const admin = await makePerson(db, { role: 'admin', permissions: ['webhooks:manage'] });
+  const manager = new FormClient(t.context.server.baseUrl);
+  await manager.signIn(admin.email, admin.password);
+  const created = await manager.post('/app/webhooks', { _csrf: csrfOf((await manager.get('/app/webhooks')).text), name: 'read only rotation', url: 'http://127.0.0.1:9/ro', eventChoice: 'all', shopChoice: 'all' });
+  t.is(created.status, 200, created.text);
+  const id = /\/app\/webhooks\/(\d+)/.exec(created.text)![1];
+  const stored = async () => (await db('webhook_endpoints').where({ id }).first('secret_encrypted')).secret_encrypted;
+  const before = await stored();
+
+  const readerPerson = await makePerson(db, { role: 'member', permissions: ['webhooks:read'] });
+  const reader = new FormClient(t.context.server.baseUrl);
+  await reader.signIn(readerPerson.email, readerPerson.password);
+  const detail = await reader.get(`/app/webhooks/${id}`);
+  t.is(detail.status, 200, 'webhooks:read sees the endpoint');
+  const refused = await reader.post(`/app/webhooks/${id}/rotate-secret`, { _csrf: csrfOf(detail.text) });
+  t.is(refused.status, 403);
+  t.false(refused.text.includes('whsec_'));
+  t.deepEqual(await stored(), before);
+
+  const rotated = await manager.post(`/app/webhooks/${id}/rotate-secret`, { _csrf: csrfOf((await manager.get(`/app/webhooks/${id}`)).text) });
+  t.is(rotated.status, 200);
+  t.regex(rotated.text, /whsec_/);
+  t.notDeepEqual(await stored(), before);
+});

@@ -462,3 +462,37 @@ test.serial('When a sync finds a claim one status further than stored, then only
   }
   t.deepEqual(announced.map((r) => [r.data.status_id, r.occurred_at.toISOString()]), [[last.statusId, last.at.toISOString()]]);
 });
+
+test.serial('When a sync finds a closed claim changed after it closed, then claim.closed is not announced again; a claim closing in this sync is announced once (P17)', async (t) => {
+  const db = t.context.database.db;
+  const shop = (await findSyncShop(db, 'demo', 'sk'))!;
+  const { settings } = await db('shop_platform_settings').where({ shop_id: shop.id }).first('settings');
+  const timeline = new OrderTimeline(settings.seed, shopDefinition('sk'), { orders: settings.orders, days: settings.days, endDate: new Date(settings.historyEnd) });
+  // A claim the shop holds as closed, stored closed.
+  let claim: ReturnType<typeof claimAt> = null;
+  for (const plan of timeline.plans(-Infinity, timeline.historyEndMs)) {
+    const c = claimAt(plan, timeline.historyEndMs);
+    if (c && c.closedAt && c.statusHistory.length >= 2 && await db('claims').where({ shop_id: shop.id, code: c.code }).whereNotNull('closed_at').first('id')) { claim = c; break; }
+  }
+  t.truthy(claim);
+  const previous = claim!.statusHistory[claim!.statusHistory.length - 2]!;
+  // Each case in a transaction rolled back at the end: the other tests read the claim as loaded.
+  const closedAnnounced = async (stored: Record<string, unknown>): Promise<string[]> => {
+    const trx = await db.transaction();
+    try {
+      await trx('claims').where({ shop_id: shop.id, code: claim!.code }).update(stored);
+      const from = await trx('outbox_events').max('id as id').first();
+      const sink = new EventSink(trx, shop, 0);
+      await applyClaims(trx, shop, [claim!], sink);
+      await sink.flush();
+      const rows = await trx('outbox_events').where('id', '>', from?.id ?? 0).where({ event_type: 'claim.closed', resource_id: claim!.code }).select('occurred_at');
+      return rows.map((r: { occurred_at: Date }) => r.occurred_at.toISOString());
+    } finally {
+      await trx.rollback();
+    }
+  };
+  // Stored closed, only its last change older (the shop touched it after closing): no second claim.closed.
+  t.deepEqual(await closedAnnounced({ updated_at: new Date(claim!.updatedAt.getTime() - 60_000) }), []);
+  // Stored one change before closing: claim.closed once, at the closing instant.
+  t.deepEqual(await closedAnnounced({ status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at }), [claim!.closedAt!.toISOString()]);
+});

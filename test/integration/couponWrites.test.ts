@@ -342,3 +342,14 @@ test.serial('When a write names a shop outside the key, or bad values, then noth
     for (const code of ['BAD CODE', 'FIXED1', 'PCT1', 'PCT2', 'DATES1']) t.is(await shopInShop(t, 'sk', code), null, `${code} not written`);
   }, skOnly);
 });
+
+test.serial('When a coupon update ends its validity at the instant it starts, then it is refused before any preview; one second later is previewed (the end is exclusive)', async (t) => {
+  const coupon = await plainCoupon(t, 'sk');
+  await withClient(t, '2026-07-28', async (client) => {
+    const same = await fails(client, 'coupons_update', { market: 'sk', code: coupon.code, changes: { validFrom: '2027-03-01T00:00:00.000Z', validUntil: '2027-03-01T00:00:00.000Z' } });
+    t.is(same.code, 'INVALID_PARAMETER');
+    const later = await ok(client, 'coupons_update', { market: 'sk', code: coupon.code, changes: { validFrom: '2027-03-01T00:00:00.000Z', validUntil: '2027-03-01T00:00:01.000Z' } });
+    t.is(later.status, 'preview');
+    t.truthy(later.confirmationToken);
+  });
+});

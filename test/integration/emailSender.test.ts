@@ -200,3 +200,20 @@ test.serial('When the sender runs in the process, then an e-mail queued later is
   await new Promise((r) => setTimeout(r, 300));
   t.is((await db('email_outbox').where({ id: after.emailId }).first('status')).status, 'queued', 'a stopped sender sends nothing');
 });
+
+test.serial('When an e-mail is addressed to the account\'s people, then exactly that account\'s people get it, not another account\'s', async (t) => {
+  const { db } = t.context.database;
+  const account = await db('accounts').where({ code: 'demo' }).first('id');
+  const own = await makePerson(db, { email: 'own-people@example.com' });
+  const other = await makePerson(db, { account: 'acme', email: 'other-account@example.com' });
+  await queueEmail(db, { accountId: String(account.id), source: 'automation', event: 'order_attention', dedupeKey: 'automation:test:own-people', recipientGroup: 'account_people', subject: 'Only for demo people', bodyHtml: '<p>Order 2</p>', now: new Date() });
+  const transport = createTransport(`smtp://127.0.0.1:${t.context.port}`);
+  await sendDueEmails(db, transport, FROM, () => new Date());
+  transport.close();
+  const mail = t.context.received.find((m) => m.raw.includes('Only for demo people'));
+  t.truthy(mail);
+  t.true(mail!.to.includes(own.email));
+  t.false(mail!.to.includes(other.email), 'a person of another account got the e-mail');
+  const people = (await db('people').where({ account_id: account.id }).pluck('email')).sort();
+  t.deepEqual([...mail!.to].sort(), people);
+});

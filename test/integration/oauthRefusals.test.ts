@@ -307,3 +307,17 @@ test('When a second authorization in the same browser ends the first one\'s refr
   await t.context.database.db('oauth_artifacts').where({ kind: 'Session', uid: sessionUid }).delete();
   t.is(await mcpStatus(t, secondTokens.body.access_token), 401);
 });
+
+test('When a consent form ticks a scope the application did not ask for, then it is refused (400) and no code is sent; the scope it asked for is granted', async (t) => {
+  const { body } = await register(t.context.server.baseUrl);
+  const person = new FormClient(t.context.server.baseUrl);
+  await person.signIn(t.context.owner.email, t.context.owner.password);
+  const consent = await follow(person, authorizeQuery(t, body.client_id, pkce().challenge));
+  t.regex(consent.path, /^\/app\/consent\//, `${consent.path} ${consent.text.slice(0, 300)}`);
+  const forged = await person.post(consent.path, { _csrf: csrfOf(consent.text), decision: 'allow', scopes: 'customers:read', shopChoice: 'all', writeMode: 'read_only' });
+  t.is(forged.status, 400);
+  t.regex(forged.text, /did not ask for customers:read/);
+  const allowed = await person.post(consent.path, { _csrf: csrfOf(consent.text), decision: 'allow', scopes: 'orders:read', shopChoice: 'all', writeMode: 'read_only' });
+  const done = await follow(person, allowed.headers.get('location')!);
+  t.truthy(done.callback?.searchParams.get('code'), String(done.callback));
+});

@@ -614,3 +614,18 @@ test('When a portal form comes without the session\'s token or from another site
   t.is(ok.status, 303, ok.html);
   t.is((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).length, 1);
 });
+
+test('When a partner requests a code of 21 characters, then it is refused and nothing is filed; one of 20 is filed (PP6: 3 to 20)', async (t) => {
+  const db = t.context.database.db;
+  const p = await readyPartner(t);
+  await p.browser.get(`${PREFIX}/dashboard`);
+  const stem = `L${unique().toUpperCase()}`.padEnd(20, 'X').slice(0, 20);
+  t.is(stem.length, 20);
+  const long = await p.browser.request('POST', `${PREFIX}/code-requests`, { code: `${stem}Y` });
+  t.is(long.status, 400);
+  t.regex(long.html, /3 to 20/);
+  t.is((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).length, 0);
+  const atLimit = await p.browser.request('POST', `${PREFIX}/code-requests`, { code: stem });
+  t.is(atLimit.status, 303);
+  t.deepEqual((await db('affiliate_code_requests').where({ partner_id: p.partnerId }).pluck('requested_code')), [stem]);
+});

@@ -57,3 +57,17 @@ test('When one supplier is read, then its offers point at the shop\'s real produ
   t.is((await get(t, `/suppliers/${supplier.supplierId}?market=cz`, acme)).status, 404, 'another tenant\'s supplier is not found');
   t.is((await get(t, '/suppliers?market=cz', await issueKey(db, { scopes: ['affiliate:read'] }))).status, 403);
 });
+
+test('When one supplier is read without purchase-prices:read, then its offers carry no price; with it every offer has one (SPEC scope-to-data rules)', async (t) => {
+  const db = t.context.database.db;
+  const supplier = (await get(t, '/suppliers?market=cz')).body.data[0];
+  const without = await get(t, `/suppliers/${supplier.supplierId}?market=cz`);
+  t.is(without.status, 200);
+  t.true(without.body.data.offers.length > 0);
+  for (const o of without.body.data.offers) t.false('price' in o, `${o.productCode}: a purchase price without purchase-prices:read`);
+  const prices = await issueKey(db, { scopes: ['purchasing:read', 'purchase-prices:read'] });
+  const withScope = await get(t, `/suppliers/${supplier.supplierId}?market=cz`, prices);
+  t.is(withScope.status, 200);
+  t.is(withScope.body.data.offers.length, without.body.data.offers.length);
+  for (const o of withScope.body.data.offers) t.truthy(o.price, `${o.productCode}: no price with purchase-prices:read`);
+});
