@@ -49,9 +49,10 @@ export const FEATURE_NAMES: Record<string, string> = {
 
 /** The plan and each feature's entitlement with current usage. */
 export async function planOf(db: Db, person: Person) {
-  const [account, entitlements, usage] = await Promise.all([
-    getAccountWithPlan(db, person.accountId), getEntitlements(db, person.accountId), getFeatureUsage(db, person.accountId),
-  ]);
+  // One after another, so that `db` may be a transaction too (one connection takes one query at a time).
+  const account = await getAccountWithPlan(db, person.accountId);
+  const entitlements = await getEntitlements(db, person.accountId);
+  const usage = await getFeatureUsage(db, person.accountId);
   return {
     plan: { code: account.plan_code as string, name: account.plan_name as string },
     features: entitlements.map((e) => ({ ...e, name: FEATURE_NAMES[e.feature] ?? e.feature, usage: usage[e.feature] ?? null })),

@@ -19,15 +19,8 @@ export async function getEntitlements(db: Db, accountId: string): Promise<{ feat
 
 /** Current usage per feature; a feature without a countable resource yet reports 0. */
 export async function getFeatureUsage(db: Db, accountId: string): Promise<Record<string, number>> {
-  const usage: Record<string, number> = {};
-  const hasEndpoints = await db.schema.hasTable('webhook_endpoints');
-  if (hasEndpoints) {
-    const row = await db('webhook_endpoints').where({ account_id: accountId }).whereNull('deleted_at').count<{ count: string }[]>('* as count').first();
-    usage.webhooks = Number(row?.count ?? 0);
-  } else {
-    usage.webhooks = 0;
-  }
-  return usage;
+  const row = await db('webhook_endpoints').where({ account_id: accountId }).whereNull('deleted_at').count<{ count: string }[]>('* as count').first();
+  return { webhooks: Number(row?.count ?? 0) };
 }
 
 export async function getAccessKeyInfo(db: Db, id: string) {

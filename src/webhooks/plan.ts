@@ -9,7 +9,9 @@ export async function webhooksEnabled(db: Db, accountId: string): Promise<boolea
 
 /** Enabled, the endpoint limit (null = per agreement) and the non-deleted endpoints that count against it. */
 export async function webhookEntitlement(db: Db, accountId: string): Promise<{ enabled: boolean; limit: number | null; usage: number }> {
-  const [features, usage] = await Promise.all([getEntitlements(db, accountId), getFeatureUsage(db, accountId)]);
+  // One after another: endpoint creation calls this inside its transaction (one connection, one query at a time).
+  const features = await getEntitlements(db, accountId);
+  const usage = await getFeatureUsage(db, accountId);
   const feature = features.find((f) => f.feature === 'webhooks');
   return { enabled: feature?.enabled ?? false, limit: feature ? feature.limit : 0, usage: usage.webhooks ?? 0 };
 }

@@ -44,12 +44,12 @@ const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '
  * raw text: callers escape them where they go into HTML. E-mails and the partner portal share it.
  */
 export async function variableValues(trx: Knex, accountId: string, shop: Pick<ShopRef, 'id' | 'name'>, partner: PartnerForEmail | null, now: Date, extra: Record<string, string>) {
-  const [programme, shopRow, portal, code] = await Promise.all([
-    trx('affiliate_programmes').where({ account_id: accountId }).first('name', 'default_commission_percent', 'click_window_days', 'payout_minimum_eur', 'return_period_days'),
-    trx('shops').where({ id: shop.id }).first('name', 'base_url'),
-    trx('affiliate_portals').where({ shop_id: shop.id }).first('address', 'custom_domain', 'custom_domain_status'),
-    partner ? trx('affiliate_discount_codes').where({ shop_id: shop.id, partner_id: partner.id }).orderBy('code').first('code') : undefined,
-  ]);
+  // One after another: `trx` is often a transaction, one connection, and queries issued on a connection
+  // that is still busy (pg 8 queues them with a deprecation warning; pg 9 will not).
+  const programme = await trx('affiliate_programmes').where({ account_id: accountId }).first('name', 'default_commission_percent', 'click_window_days', 'payout_minimum_eur', 'return_period_days');
+  const shopRow = await trx('shops').where({ id: shop.id }).first('name', 'base_url');
+  const portal = await trx('affiliate_portals').where({ shop_id: shop.id }).first('address', 'custom_domain', 'custom_domain_status');
+  const code = partner ? await trx('affiliate_discount_codes').where({ shop_id: shop.id, partner_id: partner.id }).orderBy('code').first('code') : undefined;
   const portalUrl = portal ? (portal.custom_domain && portal.custom_domain_status === 'active' ? `https://${portal.custom_domain}` : String(portal.address)) : '';
   const values: Record<string, string> = {
     'partner.handle': partner?.handle ?? '', 'partner.name': partner?.contact_name ?? partner?.handle ?? '', 'partner.web': partner?.web ?? '',

@@ -27,7 +27,9 @@ export const accountEntitlements = defineCapability({
   annotations: readOnly,
   handler: async ({ ctx }) => {
     const account = await getAccountWithPlan(ctx.db, ctx.caller.account.id);
-    const [features, usage] = await Promise.all([getEntitlements(ctx.db, ctx.caller.account.id), getFeatureUsage(ctx.db, ctx.caller.account.id)]);
+    // One after another: `ctx.db` may be a transaction (one connection), which takes one query at a time.
+    const features = await getEntitlements(ctx.db, ctx.caller.account.id);
+    const usage = await getFeatureUsage(ctx.db, ctx.caller.account.id);
     return {
       account: { code: account.code, name: account.name },
       plan: { code: account.plan_code, name: account.plan_name },
