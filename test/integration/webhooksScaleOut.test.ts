@@ -190,9 +190,14 @@ test.serial('When one of three worker processes is killed in the middle of a bur
   const attempts = await attemptsByDelivery(db, deliveries.map((d) => String(d.id)));
   const doubled = [...hits].filter(([id, at]) => at.length > attempts.get(id)!);
   // A hit beyond the logged attempts is only a request the killed process had sent and not yet recorded (under way,
-  // or answered and waiting for its batch to be written): first hit before the kill, on an endpoint of its
-  // partitions, once more. Never an attempt sent by two live workers.
-  t.true(doubled.every(([id, at]) => at.length === attempts.get(id)! + 1 && at[0] <= killedAt && victimEndpoints.has(endpointOf.get(id)!)), 'only requests open at the killed worker were sent again');
+  // or answered and waiting for its batch to be written): first hit at the kill, on an endpoint of its partitions,
+  // once more. Never an attempt sent by two live workers. "At the kill": the receivers run in this process and stamp a
+  // request when they have read it, which on a loaded machine can be a moment after the kill for one the killed
+  // worker wrote just before; a survivor takes a partition over only after its 15 s heartbeat time-out.
+  const readLagMs = 1_000;
+  const notFromTheKilled = doubled.filter(([id, at]) => !(at.length === attempts.get(id)! + 1 && at[0] <= killedAt + readLagMs && victimEndpoints.has(endpointOf.get(id)!)));
+  t.deepEqual(notFromTheKilled.map(([id, at]) => ({ id, hitsAfterKillMs: at.map((x) => x - killedAt), attempts: attempts.get(id), ofKilled: victimEndpoints.has(endpointOf.get(id)!) })), [],
+    'only requests open at the killed worker were sent again');
   t.true([...hits].every(([id, at]) => victimEndpoints.has(endpointOf.get(id)!) || at.length === attempts.get(id)), 'the surviving workers\' own endpoints got every attempt once');
   t.log(`received at kill: ${seenAtKill}; sent again after the kill (open at the killed worker): ${doubled.length}`);
 });
