@@ -1,6 +1,7 @@
 /** Claims over the real HTTP server and a real Postgres: listing, one claim with links that resolve, statistics checked against raw rows, masking, personal data, settings scopes, isolation. */
 import { appTest, type AppContext } from '../helpers/app.js';
 import type { ExecutionContext } from 'ava';
+import type { Knex } from 'knex';
 import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { connectModern } from '../helpers/mcp.js';
@@ -431,68 +432,60 @@ test('When a claim\'s order code also has a credit note in another shop, then cl
   t.true(shownOwn > 0, 'some of these claims have their own shop\'s credit note');
 });
 
-test.serial('When a sync finds a claim one status further than stored, then only that change is announced, not the stored one again', async (t) => {
-  const db = t.context.database.db;
+type SyncShop = NonNullable<Awaited<ReturnType<typeof findSyncShop>>>;
+type ShopClaim = NonNullable<ReturnType<typeof claimAt>>;
+
+/** The sk demo shop and the first claim the shop holds now that `wanted` accepts and that is stored (its row as `stored` narrows). */
+async function storedClaim(db: Knex, wanted: (claim: ShopClaim) => boolean, stored: (q: Knex.QueryBuilder) => Knex.QueryBuilder = (q) => q): Promise<{ shop: SyncShop; claim: ShopClaim | null }> {
   const shop = (await findSyncShop(db, 'demo', 'sk'))!;
   const { settings } = await db('shop_platform_settings').where({ shop_id: shop.id }).first('settings');
   const timeline = new OrderTimeline(settings.seed, shopDefinition('sk'), { orders: settings.orders, days: settings.days, endDate: new Date(settings.historyEnd) });
-  // A stored claim that went through at least two changes after opening, as the shop holds it now.
-  let claim: ReturnType<typeof claimAt> = null;
   for (const plan of timeline.plans(-Infinity, timeline.historyEndMs)) {
     const c = claimAt(plan, timeline.historyEndMs);
-    if (c && c.statusHistory.length >= 3 && await db('claims').where({ shop_id: shop.id, code: c.code }).first('id')) { claim = c; break; }
+    if (c && wanted(c) && await stored(db('claims').where({ shop_id: shop.id, code: c.code })).first('id')) return { shop, claim: c };
   }
-  t.truthy(claim);
-  const history = claim!.statusHistory;
-  const [previous, last] = [history[history.length - 2]!, history[history.length - 1]!];
-  // In a transaction rolled back at the end: the other tests read the claim as loaded.
+  return { shop, claim: null };
+}
+
+/**
+ * The events of `eventType` a sync announces for `claim` when its stored row is first set to `row`; in a transaction
+ * rolled back at the end, so the other tests read the claim as loaded.
+ */
+async function announcedWithStoredRow(db: Knex, shop: SyncShop, claim: ShopClaim, row: Record<string, unknown>, eventType: string): Promise<Array<{ data: { status_id: number }; occurred_at: Date }>> {
   const trx = await db.transaction();
-  let announced: Array<{ data: { status_id: number }; occurred_at: Date }>;
   try {
-    // The stored row one change behind: the previous status, changed at that change's instant.
-    await trx('claims').where({ shop_id: shop.id, code: claim!.code })
-      .update({ status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at });
+    await trx('claims').where({ shop_id: shop.id, code: claim.code }).update(row);
     const from = await trx('outbox_events').max('id as id').first();
     const sink = new EventSink(trx, shop, 0);
-    await applyClaims(trx, shop, [claim!], sink);
+    await applyClaims(trx, shop, [claim], sink);
     await sink.flush();
-    announced = await trx('outbox_events').where('id', '>', from?.id ?? 0).where({ event_type: 'claim.status_changed', resource_id: claim!.code }).select('data', 'occurred_at');
+    return await trx('outbox_events').where('id', '>', from?.id ?? 0).where({ event_type: eventType, resource_id: claim.code }).select('data', 'occurred_at');
   } finally {
     await trx.rollback();
   }
+}
+
+test.serial('When a sync finds a claim one status further than stored, then only that change is announced, not the stored one again', async (t) => {
+  const db = t.context.database.db;
+  // A stored claim that went through at least two changes after opening, as the shop holds it now.
+  const { shop, claim } = await storedClaim(db, (c) => c.statusHistory.length >= 3);
+  if (!claim) return t.fail('the demo shop has a claim with three status changes');
+  const history = claim.statusHistory;
+  const [previous, last] = [history[history.length - 2]!, history[history.length - 1]!];
+  // The stored row one change behind: the previous status, changed at that change's instant.
+  const announced = await announcedWithStoredRow(db, shop, claim, { status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at }, 'claim.status_changed');
   t.deepEqual(announced.map((r) => [r.data.status_id, r.occurred_at.toISOString()]), [[last.statusId, last.at.toISOString()]]);
 });
 
 test.serial('When a sync finds a closed claim changed after it closed, then claim.closed is not announced again; a claim closing in this sync is announced once (P17)', async (t) => {
   const db = t.context.database.db;
-  const shop = (await findSyncShop(db, 'demo', 'sk'))!;
-  const { settings } = await db('shop_platform_settings').where({ shop_id: shop.id }).first('settings');
-  const timeline = new OrderTimeline(settings.seed, shopDefinition('sk'), { orders: settings.orders, days: settings.days, endDate: new Date(settings.historyEnd) });
   // A claim the shop holds as closed, stored closed.
-  let claim: ReturnType<typeof claimAt> = null;
-  for (const plan of timeline.plans(-Infinity, timeline.historyEndMs)) {
-    const c = claimAt(plan, timeline.historyEndMs);
-    if (c && c.closedAt && c.statusHistory.length >= 2 && await db('claims').where({ shop_id: shop.id, code: c.code }).whereNotNull('closed_at').first('id')) { claim = c; break; }
-  }
-  t.truthy(claim);
-  const previous = claim!.statusHistory[claim!.statusHistory.length - 2]!;
-  // Each case in a transaction rolled back at the end: the other tests read the claim as loaded.
-  const closedAnnounced = async (stored: Record<string, unknown>): Promise<string[]> => {
-    const trx = await db.transaction();
-    try {
-      await trx('claims').where({ shop_id: shop.id, code: claim!.code }).update(stored);
-      const from = await trx('outbox_events').max('id as id').first();
-      const sink = new EventSink(trx, shop, 0);
-      await applyClaims(trx, shop, [claim!], sink);
-      await sink.flush();
-      const rows = await trx('outbox_events').where('id', '>', from?.id ?? 0).where({ event_type: 'claim.closed', resource_id: claim!.code }).select('occurred_at');
-      return rows.map((r: { occurred_at: Date }) => r.occurred_at.toISOString());
-    } finally {
-      await trx.rollback();
-    }
-  };
+  const { shop, claim } = await storedClaim(db, (c) => Boolean(c.closedAt) && c.statusHistory.length >= 2, (q) => q.whereNotNull('closed_at'));
+  if (!claim) return t.fail('the demo shop has a closed claim');
+  const previous = claim.statusHistory[claim.statusHistory.length - 2]!;
+  const closedAnnounced = async (row: Record<string, unknown>) => (await announcedWithStoredRow(db, shop, claim, row, 'claim.closed')).map((r) => r.occurred_at.toISOString());
   // Stored closed, only its last change older (the shop touched it after closing): no second claim.closed.
-  t.deepEqual(await closedAnnounced({ updated_at: new Date(claim!.updatedAt.getTime() - 60_000) }), []);
+  t.deepEqual(await closedAnnounced({ updated_at: new Date(claim.updatedAt.getTime() - 60_000) }), []);
   // Stored one change before closing: claim.closed once, at the closing instant.
-  t.deepEqual(await closedAnnounced({ status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at }), [claim!.closedAt!.toISOString()]);
+  t.deepEqual(await closedAnnounced({ status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at }), [claim.closedAt!.toISOString()]);
 });
