@@ -27,7 +27,7 @@ import { checkRequestHeaders, jsonRpcError, JSONRPC, requestIdOf, type Transport
 import { buildMcpServer, toolCallResponse, type McpCallContext } from './server.js';
 import { askInSession, PERSON_CONFIRMED_TOOLS, sessionConfirmCall } from './confirmations.js';
 import { endSession, openSession, postedAnswer, recordAnswer, sessionWorthyInitialize, useSession } from './sessions.js';
-import { toolsByName, type ToolDefinition } from './tools.js';
+import { toolNamed, type ToolDefinition } from './tools.js';
 import { answerTaskMessage, taskMessage } from './tasks.js';
 import { callerMayUse } from '../../src/capabilities/run.js';
 import type { Caller } from '../../src/capabilities/context.js';
@@ -186,7 +186,7 @@ export function plainToolCall(body: unknown, accept: string | undefined, caller:
     // A client that can ask its user gets the question (input_required) from the SDK's multi-round-trip seam.
     if (capabilities.elicitation !== undefined && PERSON_CONFIRMED_TOOLS.has(params.name)) return null;
   }
-  const tool = toolsByName.get(params.name);
+  const tool = toolNamed(params.name);
   return tool && callerMayUse(tool.capability, caller) ? { id: body.id, tool, args: params.arguments as Record<string, unknown> | undefined } : null;
 }
 
@@ -327,7 +327,7 @@ export function createMcpRouter(deps: McpDeps): Router {
       const posted = postedAnswer(req.body);
       if (posted && await recordAnswer(deps.db, session, posted.rpcId, posted.answer, deps.now())) return res.status(202).end();
       const confirm = sessionConfirmCall(req.body, session);
-      const tool = confirm ? toolsByName.get(confirm.tool) : undefined;
+      const tool = confirm ? toolNamed(confirm.tool) : undefined;
       if (confirm && tool && callerMayUse(tool.capability, caller)) {
         return askInSession(res, { id: confirm.id, tool, args: confirm.args }, session, { caller, requestId: req.requestId }, deps, options.confirmationWaitMs);
       }

@@ -55,7 +55,7 @@ export interface McpCallContext {
 
 /** The tools this caller may see, in the stable order of the registry (sorted by name). */
 export function toolsFor(caller: Caller): ToolDefinition[] {
-  return toolDefinitions.filter((tool) => callerMayUse(tool.capability, caller));
+  return toolDefinitions().filter((tool) => callerMayUse(tool.capability, caller));
 }
 
 /** Runs one tool: the capability runner's business data as structuredContent + text, or the D3 error as isError. */

@@ -18,7 +18,7 @@ import { getDraft, type DraftView } from '../../src/proposals/queries.js';
 import { decideProposal } from '../../src/temporal/proposals.js';
 import { JSONRPC, jsonRpcError, type JsonRpcErrorBody } from './protocol.js';
 import { SERVER_INFO, SERVER_INFO_META } from './server.js';
-import { errorResult, structuredContent, textRendering, toolsByName } from './tools.js';
+import { errorResult, structuredContent, textRendering, toolNamed } from './tools.js';
 
 /** The tools whose call may be a task: each stores a proposal that a person decides later. */
 export const TASK_TOOLS: ReadonlySet<string> = new Set(['products_content_propose', 'categories_content_propose', 'availabilities_propose', 'claims_settings_propose']);
@@ -164,7 +164,7 @@ function onWire(task: McpTask, era: TaskEra): Record<string, unknown> {
 function finalResult(task: McpTask, found: { row: TaskRow; draft: DraftView }, requestId: string): Record<string, unknown> {
   const meta = { [RELATED_TASK_META]: { taskId: task.taskId }, requestId };
   if (task.status !== 'completed') return { ...errorResult(failureOf(task, found.draft), requestId), _meta: meta };
-  const tool = toolsByName.get(found.row.tool)!;
+  const tool = toolNamed(found.row.tool)!;
   const content = structuredContent(tool.capability, { data: found.draft, market: found.draft.market });
   return { content: [{ type: 'text', text: textRendering(content) }], structuredContent: content, _meta: meta };
 }
@@ -224,7 +224,7 @@ function isCreated(value: { task: McpTask } | Record<string, unknown>): value is
 
 /** Runs the propose tool; a refusal is the tool's error result (no task), a stored proposal becomes a task. */
 async function createTask(message: Extract<TaskMessage, { method: 'tools/call' }>, caller: Caller, requestId: string, deps: RunDeps): Promise<{ task: McpTask } | Record<string, unknown>> {
-  const tool = toolsByName.get(message.tool)!;
+  const tool = toolNamed(message.tool)!;
   let draft: DraftView;
   try {
     draft = (await runCapability(tool.capability, message.args, caller, requestId, deps)).data as DraftView;

@@ -171,14 +171,32 @@ function defineTool(capability: Capability): ToolDefinition {
   };
 }
 
-/** Every tool of the registry, sorted by name (the order tools/list keeps). Built once. */
-export const toolDefinitions: readonly ToolDefinition[] = capabilities
-  .filter((c) => c.mcpTool !== null)
-  .map(defineTool)
-  .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+let built: { list: readonly ToolDefinition[]; byName: ReadonlyMap<string, ToolDefinition> } | null = null;
 
-/** Every tool by its name. */
-export const toolsByName: ReadonlyMap<string, ToolDefinition> = new Map(toolDefinitions.map((tool) => [tool.name, tool]));
+/**
+ * The tools, built on first use rather than at import: turning 91 zod schemas into compact JSON Schemas costs about
+ * 0.2 s of CPU, which every process that loads the API (the CLI, workers, each test file) paid before (decision Q16).
+ */
+function builtTools(): NonNullable<typeof built> {
+  if (!built) {
+    const list = capabilities
+      .filter((c) => c.mcpTool !== null)
+      .map(defineTool)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    built = { list, byName: new Map(list.map((tool) => [tool.name, tool])) };
+  }
+  return built;
+}
+
+/** Every tool of the registry, sorted by name (the order tools/list keeps). */
+export function toolDefinitions(): readonly ToolDefinition[] {
+  return builtTools().list;
+}
+
+/** The tool of that name, if there is one. */
+export function toolNamed(name: string): ToolDefinition | undefined {
+  return builtTools().byName.get(name);
+}
 
 /** The structuredContent of a successful call, from the runner's output. */
 export function structuredContent(capability: Capability, output: CapabilityOutput): Record<string, unknown> {

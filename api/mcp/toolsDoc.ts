@@ -8,7 +8,7 @@ export const TOOLS_DOC_END = '<!-- mcp-tools:end -->';
 const periodText = { all: 'all records', last30days: 'last 30 days', currentMonth: 'current month' } as const;
 
 export function toolsMarkdown(): string {
-  const rows = toolDefinitions.map((tool) => {
+  const rows = toolDefinitions().map((tool) => {
     const c = tool.capability;
     const hints = [c.annotations.readOnlyHint ? 'read-only' : 'writes', c.annotations.idempotentHint ? 'idempotent' : null, c.annotations.destructiveHint ? 'destructive' : null].filter(Boolean).join(', ');
     const shape = !isListKind(c) ? `${c.kind}: \`data\``

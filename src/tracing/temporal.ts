@@ -7,16 +7,16 @@
 import { createRequire } from 'node:module';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
-import {
-  makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+import type * as TemporalOtel from '@temporalio/interceptors-opentelemetry';
 import type { Tracing } from './setup.js';
 
 const require = createRequire(import.meta.url);
+/** The interceptors load only with tracing on, as the SDK does (src/tracing/setup.ts, decision Q16). */
+const interceptors = (): typeof TemporalOtel => require('@temporalio/interceptors-opentelemetry') as typeof TemporalOtel;
 
 /** The workflow client's interceptors: none without tracing. */
 export function tracingClientInterceptors(tracing: Tracing | null): WorkflowClientInterceptor[] {
-  return tracing ? [new OpenTelemetryWorkflowClientInterceptor()] : [];
+  return tracing ? [new (interceptors().OpenTelemetryWorkflowClientInterceptor)()] : [];
 }
 
 /**
@@ -25,6 +25,7 @@ export function tracingClientInterceptors(tracing: Tracing | null): WorkflowClie
  */
 export function tracingWorkerOptions(tracing: Tracing | null): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   if (!tracing) return {};
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } = interceptors();
   return {
     interceptors: {
       workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],

@@ -361,8 +361,8 @@ test('When the body is not JSON or not JSON-RPC, then the transport answers 415,
 });
 
 test('When the generated tool definitions are inspected, then each registry tool appears once with an input schema that rejects unknown arguments', (t) => {
-  t.deepEqual(toolDefinitions.map((tool) => tool.name), registryTools);
-  for (const tool of toolDefinitions) {
+  t.deepEqual(toolDefinitions().map((tool) => tool.name), registryTools);
+  for (const tool of toolDefinitions()) {
     t.is(tool.inputJsonSchema.type, 'object');
     t.is(tool.inputJsonSchema.additionalProperties, false, tool.name);
     t.is(tool.outputJsonSchema.type, 'object');

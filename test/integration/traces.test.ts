@@ -141,7 +141,8 @@ test.serial('When an MCP call with _meta.traceparent starts a workflow, then the
   t.like(requestLines(lines).find((l) => l.path === '/api/mcp'), { traceId, tool: 'products_content_propose' }, 'the log line carries the trace id of the spans');
 
   const { spans } = t.context;
-  await waitUntil(async () => spanNamed(spans, traceId, 'RunActivity:finishProposal') !== undefined, 30_000);
+  // Spans reach the collector in batches: the message span ends with the answer and may come after the activity's.
+  await waitUntil(async () => spanNamed(spans, traceId, 'RunActivity:finishProposal') !== undefined && spanNamed(spans, traceId, 'mcp tools/call products_content_propose') !== undefined, 30_000);
 
   const message = spanNamed(spans, traceId, 'mcp tools/call products_content_propose')!;
   t.truthy(message, 'the MCP message span');

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { paramsJsonSchema } from '../../src/capabilities/jsonSchema.js';
-import { toolsByName } from '../../api/mcp/tools.js';
+import { toolNamed } from '../../api/mcp/tools.js';
 import { tightened } from '../../api/mcp/compactSchema.js';
 
 const validator = new AjvJsonSchemaValidator();
@@ -35,7 +35,7 @@ function samples(tool: string): unknown[] {
 
 for (const name of ['coupons_ensure', 'coupons_update']) {
   test(`When ${name}'s shorter input schema judges ${samples(name).length} argument sets, then it agrees with the full schema and with the server's validation`, (t) => {
-    const tool = toolsByName.get(name)!;
+    const tool = toolNamed(name)!;
     const full = accepts(paramsJsonSchema(tool.capability));
     const advertised = accepts(tool.inputJsonSchema);
     let accepted = 0;

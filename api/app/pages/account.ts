@@ -1,6 +1,5 @@
 /** Your account: change the password; turn the second factor on (QR code, then recovery codes shown once) or off. */
 import express, { type Response, type Router } from 'express';
-import QRCode from 'qrcode';
 import { AppError } from '../../../src/errors.js';
 import { changeOwnPassword } from '../../../src/people/people.js';
 import { confirmTotpEnrolment, disableTotp, startTotpEnrolment } from '../../../src/people/totp.js';
@@ -38,7 +37,7 @@ export function accountRoutes(deps: ApplicationDeps): Router {
   router.post('/account/second-factor/start', requirePerson, async (_req, res) => {
     try {
       const { secret, uri } = await startTotpEnrolment(db, deps.application.secretsKey(), currentPerson(res).id);
-      const qr = `data:image/svg+xml;base64,${Buffer.from(await QRCode.toString(uri, { type: 'svg', margin: 1 })).toString('base64')}`;
+      const qr = `data:image/svg+xml;base64,${Buffer.from(await (await import('qrcode')).default.toString(uri, { type: 'svg', margin: 1 })).toString('base64')}`;
       page(res, { enrolment: { secret, qr } });
     } catch (error) {
       refusal(res, error);

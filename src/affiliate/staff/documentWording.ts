@@ -5,8 +5,7 @@
  * creation date, so the PDF of a version rendered at upload keeps the SHA-256 stored as its fingerprint.
  */
 import crypto from 'node:crypto';
-import PDFDocument from 'pdfkit';
-import { loadFonts } from '../../documents/pdf.js';
+import { loadFonts, newPdfDocument } from '../../documents/pdf.js';
 
 /** One printable block of wording: a heading, a paragraph or a list item (with its bullet or number). */
 export interface WordingBlock {
@@ -110,7 +109,7 @@ export interface RenderedWordingPdf {
 /** Renders wording as an A4 PDF with the embedded fonts. */
 export function renderWordingPdf(input: WordingPdfInput): Promise<RenderedWordingPdf> {
   const { regular, bold } = loadFonts();
-  const doc = new PDFDocument({
+  const doc = newPdfDocument({
     size: 'A4', margin: 50, compress: true,
     info: { Title: input.title, Creator: 'store-operations data service', Producer: 'pdfkit', CreationDate: input.createdAt, ModDate: input.createdAt },
   });

@@ -2,8 +2,7 @@
  * The PDF statement of a payout: pdfkit with the embedded DejaVu fonts, as documents render (Slovak and Czech names
  * need them). Deterministic: the creation date is the payout's drawing-up time, so the same payout gives the same bytes.
  */
-import PDFDocument from 'pdfkit';
-import { loadFonts } from '../../documents/pdf.js';
+import { loadFonts, newPdfDocument } from '../../documents/pdf.js';
 import type { payoutStatement } from './payouts.js';
 
 type Statement = Awaited<ReturnType<typeof payoutStatement>>;
@@ -13,7 +12,7 @@ const STATE_NAMES: Record<string, string> = { requested: 'draft (not yet confirm
 export function renderPayoutStatement({ payout, lines }: Statement): Promise<Buffer> {
   const { regular, bold } = loadFonts();
   const title = `Payout statement ${payout.id}`;
-  const doc = new PDFDocument({
+  const doc = newPdfDocument({
     size: 'A4', margin: 40, compress: true,
     info: { Title: title, Author: payout.programme, Creator: 'store-operations data service', Producer: 'pdfkit', CreationDate: payout.created_at, ModDate: payout.created_at },
   });
