@@ -212,6 +212,36 @@ test('When a refunded withdrawal is read, then its items, order, credit note, re
   t.is(claim.customerRequest.type, 'refund');
 });
 
+test.serial('When the claim\'s credit note is issued at the very instant the claim opened, then it is the claim\'s link; 1 ms earlier it is not', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'sk');
+  // A refunded claim whose order has exactly one credit note in its shop: moving that note moves the link alone.
+  const { rows: [pick] } = await db.raw(`
+    select c.code, d.code as note_code, d.issued_at
+    from claims c join documents d on d.shop_id = c.shop_id and d.order_code = c.order_code and d.type = 'credit_note'
+    where c.shop_id = ? and c.resolution = 'refund'
+      and (select count(*) from documents o where o.shop_id = c.shop_id and o.order_code = c.order_code and o.type = 'credit_note') = 1
+    order by c.code limit 1`, [shop.id]);
+  t.truthy(pick, 'a refunded sk claim with a single credit note of its order');
+  const before = (await get(t, `/claims/${encodeURIComponent(pick.code)}?market=sk`)).body.data;
+  t.is(before.links.creditNote?.code, pick.note_code);
+  const openedAt = new Date(before.openedAt);
+  const linkWhenIssuedAt = async (issuedAt: Date) => {
+    await db('documents').where({ shop_id: shop.id, code: pick.note_code }).update({ issued_at: issuedAt });
+    const res = await get(t, `/claims/${encodeURIComponent(pick.code)}?market=sk`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    return res.body.data.links.creditNote;
+  };
+  try {
+    const atOpening = await linkWhenIssuedAt(openedAt);
+    t.is(atOpening?.code, pick.note_code, 'issued exactly at the opening: the claim\'s credit note');
+    t.is(atOpening?.issuedAt, before.openedAt);
+    t.is(await linkWhenIssuedAt(new Date(openedAt.getTime() - 1)), null, 'issued 1 ms before the opening: not the claim\'s');
+  } finally {
+    await db('documents').where({ shop_id: shop.id, code: pick.note_code }).update({ issued_at: pick.issued_at });
+  }
+});
+
 test('When a claim of another shop or account is asked for, then 404 NOT_FOUND', async (t) => {
   const db = t.context.database.db;
   const cz = await shopOf(t.context.database.db, 'demo', 'cz');

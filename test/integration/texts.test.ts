@@ -114,6 +114,32 @@ test('When a bulk edit names 51 products it is refused; 50 are taken as one batc
   t.is(batch.results.length, 50);
 });
 
+test('When a product card saves an SEO title of 255 characters it is written; with 256 it is refused TEXT_TOO_LONG and nothing is written', async (t) => {
+  const { db } = t.context.database;
+  const editor = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
+  // The card's form has no schema limit in front of it: the platform's limit is the only check (metaTitle: 255).
+  const server = await startTestServer(db, undefined, undefined, { platforms: createPlatformRegistry({ db }) });
+  t.teardown(() => server.close());
+  const client = new FormClient(server.baseUrl);
+  t.is((await client.signIn(editor.email, editor.password)).status, 303);
+  const [code] = await codesAt(db, 45, 1);
+  const path = `/app/products/sk/${encodeURIComponent(code)}`;
+  const shop = (await findShopByCode(db, (await loadPerson(db, editor.id))!.accountId, 'sk'))!;
+  const before = (await getProductContent(db, shop.id, code))!;
+  const save = async (metaTitle: string) => client.post(path, { _csrf: csrfOf((await client.get(path)).text), fingerprint: before.fingerprint, metaTitle });
+
+  const over = await save('x'.repeat(256));
+  t.is(over.status, 400, over.text.slice(0, 300));
+  t.regex(over.text, /TEXT_TOO_LONG/);
+  t.is((await getProductContent(db, shop.id, code))!.fields.metaTitle.value, before.fields.metaTitle.value, 'the shop\'s title is untouched');
+  t.is((await eventsOf(db, code)).length, 0);
+
+  const at = await save('x'.repeat(255));
+  t.is(at.status, 303, at.text.slice(0, 300));
+  t.is((await getProductContent(db, shop.id, code))!.fields.metaTitle.value, 'x'.repeat(255));
+  t.is((await eventsOf(db, code)).length, 1);
+});
+
 test('When an import file has 500 rows it is read, with 501 it is refused; other bad files are refused with their reason', async (t) => {
   const rows = (n: number) => Buffer.from(`code,metaTitle\r\n${Array.from({ length: n }, (_, i) => `P${i},T${i}`).join('\r\n')}\r\n`);
   t.is((await parseImportFile('a.csv', rows(500))).length, 500);
