@@ -8,13 +8,14 @@ import { appTest, type AppContext } from '../helpers/app.js';
 import { issueKey } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { knexRunner } from '../../src/affiliate/sql.js';
-import { refreshCommissionStates, settleShopAffiliate } from '../../src/affiliate/attribution.js';
+import { attributeOrders, refreshCommissionStates, settleShopAffiliate } from '../../src/affiliate/attribution.js';
 import { ORDER_STATUSES } from '../../src/platforms/demo/catalogue.js';
 import { DemoPlatform } from '../../src/platforms/demo/adapter.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
 import { get } from '../helpers/rest.js';
 import { shopOf } from '../helpers/shops.js';
+import { roundDecimal } from '../helpers/oracles.js';
 
 const test = appTest({ scopes: ['affiliate:read'] });
 type Context = AppContext;
@@ -116,6 +117,87 @@ test('When conversions are read, then each equals the attribution, commission ba
     states.add(c.commissionState === 'paid' ? 'paid' : e.reason);
   }
   for (const s of ['paid', 'return_period', 'awaiting_manual_approval', 'order_cancelled', 'order_returned']) t.true(states.has(s), `state ${s} occurs`);
+});
+
+/** A decimal string as an integer of `places` decimals (exact; the columns have at most 3 decimals). */
+function scaled(decimal: string, places: number): bigint {
+  const negative = decimal.startsWith('-');
+  const [whole, fraction = ''] = decimal.replace('-', '').split('.');
+  const value = BigInt(whole + (fraction + '0'.repeat(places)).slice(0, places));
+  return negative ? -value : value;
+}
+
+/** An integer of `places` decimals as a decimal string. */
+function decimalOf(value: bigint, places: number): string {
+  const digits = (value < 0n ? -value : value).toString().padStart(places + 1, '0');
+  return `${value < 0n ? '-' : ''}${digits.slice(0, -places)}.${digits.slice(-places)}`;
+}
+
+/**
+ * Runs the attribution again, in a transaction that is rolled back, for a shop whose conversions were deleted first
+ * (the loaded database's conversions were made before the test ran); `prepare` changes rows in the same transaction.
+ * Returns the conversions the attribution inserted.
+ */
+async function reattributed(t: ExecutionContext<Context>, shopId: string, prepare: (trx: any) => Promise<string[] | undefined>): Promise<any[]> {
+  let rows: any[] = [];
+  await t.context.database.db.transaction(async (trx) => {
+    const codes = await prepare(trx);
+    const stale = trx('affiliate_conversions').where({ shop_id: shopId });
+    await (codes ? stale.whereIn('order_code', codes) : stale).del();
+    await attributeOrders(knexRunner(trx), shopId, TEST_NOW, codes);
+    const fresh = trx('affiliate_conversions as cv').join('affiliate_campaigns as c', 'c.id', 'cv.campaign_id').where('cv.shop_id', shopId)
+      .select('cv.order_id', 'cv.order_code', 'cv.commission_base', 'cv.commission', 'c.reward_type', 'c.reward_percent', 'c.reward_amount');
+    rows = await (codes ? fresh.whereIn('cv.order_code', codes) : fresh);
+    await trx.rollback();
+  });
+  return rows;
+}
+
+test.serial('When a shop\'s orders are attributed, then each commission base is the goods without VAT and each percent commission is base × percent / 100 rounded to cents (A4)', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'sk');
+  const items = await db('order_items as i').join('orders as o', 'o.id', 'i.order_id').where('o.shop_id', shop.id)
+    .select('i.order_id', 'i.quantity', 'i.unit_price_without_vat', 'i.unit_price_with_vat');
+  // Base: sum of quantity (3 decimals) × unit price without VAT (2 decimals), exact, then rounded to cents.
+  const exact = new Map<string, bigint>();
+  for (const i of items) exact.set(String(i.order_id), (exact.get(String(i.order_id)) ?? 0n) + scaled(i.quantity, 3) * scaled(i.unit_price_without_vat, 2));
+  const conversions = await reattributed(t, shop.id, async () => undefined);
+  const percent = conversions.filter((c) => c.reward_type === 'percent');
+  t.true(percent.length > 50, `enough percent commissions to mean something (${percent.length})`);
+  let fractional = 0;
+  for (const c of conversions) {
+    const base = roundDecimal(decimalOf(exact.get(String(c.order_id)) ?? 0n, 5), 2);
+    t.is(Number(c.commission_base), base, `${c.order_code} base`);
+    if (c.reward_type !== 'percent') continue;
+    // base (2 decimals) × percent (2 decimals) / 100: 6 decimals exact, rounded half away from zero to 2.
+    const commission = roundDecimal(decimalOf(scaled(c.commission_base, 2) * scaled(c.reward_percent, 2), 6), 2);
+    t.is(Number(c.commission), commission, `${c.order_code} commission`);
+    if (!Number.isInteger(commission)) fractional += 1;
+  }
+  t.true(fractional > 10, `commissions with cents occur (${fractional})`);
+  t.true(items.some((i) => i.unit_price_with_vat !== i.unit_price_without_vat), 'prices with and without VAT differ');
+});
+
+test.serial('When an order\'s goods are 123.45 without VAT after a discount and the campaign pays 10 %, then the base is 123.45 and the commission 12.35', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'sk');
+  const code = await db('affiliate_discount_codes').where({ shop_id: shop.id }).orderBy('code').first('code', 'partner_id');
+  const order = await db('orders').where({ shop_id: shop.id }).orderBy('id').first('id', 'code');
+  const rows = await reattributed(t, shop.id, async (trx) => {
+    // A partner's code puts the order under the shop's default campaign; its goods are set here (shipping is on the order, not a line).
+    await trx('orders').where({ id: order.id }).update({ coupon_code: code.code });
+    await trx('affiliate_campaigns').where({ shop_id: shop.id, is_default: true }).update({ reward_type: 'percent', reward_percent: 10, reward_amount: null });
+    await trx('order_items').where({ order_id: order.id }).del();
+    const line = { order_id: order.id, vat_rate: 23 };
+    await trx('order_items').insert([
+      { ...line, line_no: 1, kind: 'product', name: 'Two of a kind', quantity: 2, unit_price_without_vat: '60.00', unit_price_with_vat: '73.80' },
+      { ...line, line_no: 2, kind: 'product', name: 'One more', quantity: 1, unit_price_without_vat: '13.45', unit_price_with_vat: '16.54' },
+      { ...line, line_no: 3, kind: 'discount', name: 'Discount', quantity: 1, unit_price_without_vat: '-10.00', unit_price_with_vat: '-12.30' },
+    ]);
+    return [order.code];
+  });
+  t.is(rows.length, 1);
+  t.like(rows[0], { commission_base: '123.45', commission: '12.35', reward_percent: '10.00' });
 });
 
 test('When one conversion is read, then it equals its row in the listing; another shop\'s id is not found', async (t) => {
