@@ -4,6 +4,7 @@ import { appTest, type AppContext } from '../helpers/app.js';
 import { issueKey } from '../helpers/server.js';
 import { CANCELLED_STATUS_ID, refreshOrderRollups } from '../../src/rollups/orders.js';
 import { get } from '../helpers/rest.js';
+import { roundDecimal } from '../helpers/oracles.js';
 
 const test = appTest({ scopes: ['reports:read', 'purchase-prices:read'] });
 type Context = AppContext;
@@ -176,6 +177,87 @@ test('When purchase prices are missing for too many lines, then cogs is null and
   t.false('grossMargin' in res.body.data);
   t.false('resultAfterCosts' in res.body.data);
   checkSummary(t, 'guarded day', res.body.data, await rawSummary(t, 'hu', day, day));
+});
+
+/** A decimal string as an exact integer with its number of fraction digits (products and sums stay exact). */
+type Exact = { v: bigint; places: number };
+function exact(decimal: string): Exact {
+  const [whole, fraction = ''] = decimal.replace('-', '').split('.');
+  const v = BigInt(whole + fraction);
+  return { v: decimal.startsWith('-') ? -v : v, places: fraction.length };
+}
+const times = (a: Exact, b: Exact): Exact => ({ v: a.v * b.v, places: a.places + b.places });
+function plus(a: Exact, b: Exact): Exact {
+  const places = Math.max(a.places, b.places);
+  return { v: a.v * 10n ** BigInt(places - a.places) + b.v * 10n ** BigInt(places - b.places), places };
+}
+function decimalText({ v, places }: Exact): string {
+  const digits = (v < 0n ? -v : v).toString().padStart(places + 1, '0');
+  return `${v < 0n ? '-' : ''}${places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits}`;
+}
+/** Rounded half away from zero to cents, as an amount string. */
+const toCents = (x: Exact) => roundDecimal(decimalText(x), 2).toFixed(2);
+
+test.serial('When an order has one product line without a purchase price, then its cost, profit and margin are null; when every line is priced, then its cost is the exact sum in EUR and revenue without VAT is the total without VAT in EUR', async (t) => {
+  // Serial (ava runs serial tests before the concurrent ones), so the random-period test never reads a half-changed order.
+  const db = t.context.database.db;
+  const [market, from, to] = ['sk', '2026-10-01', '2026-10-31'];
+  const shop = await db('shops as s').join('accounts as a', 'a.id', 's.account_id').where({ 'a.code': 'demo', 's.code': market }).first('s.id', 's.time_zone');
+  const inPeriod = (q: any) => q.where('o.shop_id', shop.id).whereNot('o.status_id', CANCELLED_STATUS_ID)
+    .whereRaw('o.created_at >= (?::date)::timestamp at time zone ?', [from, shop.time_zone])
+    .whereRaw('o.created_at < ((?::date) + 1)::timestamp at time zone ?', [to, shop.time_zone]);
+  // Two orders of the period with at least two product lines, all priced: the first loses one line's price here.
+  const wholly = await inPeriod(db('orders as o').join('order_items as i', function () { this.on('i.order_id', 'o.id').andOnVal('i.kind', 'product'); }))
+    .groupBy('o.id').havingRaw('count(*) >= 2 and count(i.purchase_price_without_vat) = count(*)').orderBy('o.id').limit(2).pluck('o.id');
+  t.is(wholly.length, 2, 'the demo data has two such orders');
+  const [partialId, pricedId] = wholly.map(String);
+  const unpriced = await db('order_items').where({ order_id: partialId, kind: 'product' }).orderBy('line_no').first('id');
+  await db.transaction(async (trx) => {
+    await trx('order_items').where({ id: unpriced.id }).update({ purchase_price_without_vat: null });
+    await refreshOrderRollups(trx, String(shop.id), [partialId]);
+  });
+
+  const seen: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await get(t, `/sales/order-performance?market=${market}&from=${from}&to=${to}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    seen.push(...res.body.data.orders);
+    cursor = res.body.meta.nextCursor;
+  } while (cursor);
+  // The oracle, order by order from the raw rows: revenue = round(total_without_vat × eur_rate, 2); cost only when every
+  // product line has a purchase price, then round(Σ quantity × purchase price × eur_rate, 2); profit and margin follow.
+  const orders = await inPeriod(db('orders as o')).select('o.id', 'o.code', 'o.total_without_vat', 'o.eur_rate');
+  const items = await db('order_items').whereIn('order_id', orders.map((o: any) => o.id)).where({ kind: 'product' })
+    .select('order_id', 'quantity', 'purchase_price_without_vat');
+  t.is(seen.length, orders.length);
+  let checkedCosts = 0;
+  for (const o of orders) {
+    const got = seen.find((s) => s.orderCode === o.code);
+    t.truthy(got, o.code);
+    const revenue = toCents(times(exact(o.total_without_vat), exact(o.eur_rate)));
+    t.is(got.revenueWithoutVat.amount, revenue, `${o.code} revenue without VAT`);
+    const lines = items.filter((i: any) => String(i.order_id) === String(o.id));
+    if (lines.length === 0) continue;
+    if (lines.some((i: any) => i.purchase_price_without_vat === null)) {
+      t.is(got.cost, null, `${o.code}: a line without a purchase price, so no cost`);
+      t.is(got.profit, null);
+      t.is(got.margin, null);
+      continue;
+    }
+    const goods = lines.reduce((sum: Exact, i: any) => plus(sum, times(exact(i.quantity), exact(i.purchase_price_without_vat))), exact('0'));
+    const cost = toCents(times(goods, exact(o.eur_rate)));
+    t.is(got.cost?.amount, cost, `${o.code} cost`);
+    const profit = cents(revenue) - cents(cost);
+    t.is(cents(got.profit.amount), profit, `${o.code} profit`);
+    if (cents(revenue) !== 0) t.is(got.margin, Math.sign(profit) * Math.round(Math.abs(profit / cents(revenue)) * 10_000) / 100, `${o.code} margin`);
+    checkedCosts++;
+  }
+  t.true(checkedCosts > 0);
+  const partial = seen.find((s) => s.orderCode === orders.find((o: any) => String(o.id) === partialId).code);
+  t.deepEqual([partial.cost, partial.profit, partial.margin], [null, null, null], 'one unpriced line of several makes the whole order\'s cost unknown');
+  const priced = seen.find((s) => s.orderCode === orders.find((o: any) => String(o.id) === pricedId).code);
+  t.not(priced.cost, null);
 });
 
 test('When order performance is paged, then each order is in EUR at its own rate and the totals cover the whole period on every page', async (t) => {
