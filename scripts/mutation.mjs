@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The mutation habit as a command (issue 22 point 7): `npm run test:mutation -- <module>|all [--only <id>] [--no-baseline]`.
+// The mutation habit as a command (issue 22 point 7): `npm run test:mutation -- <module>|all [--only <id>] [--no-baseline] [--fresh-template]`.
 // Seeds the realistic bugs of test/mutation/mutations.json for <module> into the compiled code (dist/) one at a time,
 // runs the test files that must catch each, and prints what survived. StrykerJS could not drive this suite in
 // reasonable time on two cores (every mutant would need a tsc build, and each test file a migrated, demo-loaded
@@ -8,7 +8,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const say = (msg) => console.error(`[mutation] ${msg}`);
@@ -24,9 +25,9 @@ if (!process.env.TEST_TEMPLATE_DB) {
 }
 
 /** Runs ava over `files`; resolves with its exit code (0 = every test passed). */
-function ava(files) {
+function ava(files, env = process.env) {
   return new Promise((resolve) => {
-    const child = spawn(join(root, 'node_modules/.bin/ava'), ['--fail-fast', ...files], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(root, 'node_modules/.bin/ava'), ['--fail-fast', ...files], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => { output += c; });
     child.stderr.on('data', (c) => { output += c; });
@@ -34,14 +35,47 @@ function ava(files) {
   });
 }
 
+/**
+ * `--fresh-template`: the template database built again by the MUTATED code (in a child process, so nothing is cached),
+ * as `npm test` builds it with a bug in the source. Without it, a bug in the demo load or in what the load runs (the
+ * affiliate attribution, settlement, seeders) is invisible: every test file copies rows the unmutated code wrote.
+ * Resolves with the template's name; the workflow bundle is dropped too, so workers bundle the mutated workflows.
+ */
+function freshTemplate() {
+  const setup = pathToFileURL(join(root, 'dist/test/helpers/globalSetup.js')).href;
+  // `unit` as the argument list: no browser for this template (the run's own browser stays in the environment).
+  const script = `const m = await import(${JSON.stringify(setup)}); const extra = await m.prepare(); console.log('TEMPLATE=' + extra.TEST_TEMPLATE_DB); process.exit(0);`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'unit'], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (c) => { output += c; });
+    child.once('exit', (code) => {
+      const name = output.match(/TEMPLATE=(\w+)/)?.[1];
+      if (code === 0 && name) resolve(name);
+      else reject(new Error(`the template could not be built with the mutation (exit ${code})`));
+    });
+  });
+}
+
+async function dropDatabase(name) {
+  const admin = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 async function run(args) {
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : null;
   const baseline = !args.includes('--no-baseline');
+  const fresh = args.includes('--fresh-template');
   const module = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--only');
   const list = JSON.parse(readFileSync(join(root, 'test/mutation/mutations.json'), 'utf8'));
   const modules = [...new Set(list.mutations.map((m) => m.module))];
   if (!module || (module !== 'all' && !modules.includes(module))) {
-    say(`usage: npm run test:mutation -- <module>|all [--only <id>] [--no-baseline]; modules: ${modules.join(', ')}`);
+    say(`usage: npm run test:mutation -- <module>|all [--only <id>] [--no-baseline] [--fresh-template]; modules: ${modules.join(', ')}`);
     return 2;
   }
   const chosen = list.mutations.filter((m) => (module === 'all' || m.module === module) && (!only || only.includes(m.id)));
@@ -71,15 +105,23 @@ async function run(args) {
     process.once('SIGINT', restore);
     process.once('SIGTERM', restore);
     const started = Date.now();
+    let template = null;
     try {
       writeFileSync(path, original.replace(m.find, m.replace));
       const tests = present(m.tests);
-      const { code, output } = tests.length > 0 ? await ava(tests) : { code: 0, output: '' };
+      let env = process.env;
+      if (fresh) {
+        template = await freshTemplate();
+        env = { ...process.env, TEST_TEMPLATE_DB: template };
+        delete env.TEST_WORKFLOW_BUNDLE;
+      }
+      const { code, output } = tests.length > 0 ? await ava(tests, env) : { code: 0, output: '' };
       const killed = code !== 0;
       const failing = [...output.matchAll(/✘ \[fail\]: (.+)/g)].map((x) => x[1]).slice(0, 2);
       results.push({ ...m, killed, seconds: Math.round((Date.now() - started) / 1000), failing });
       say(`${killed ? 'killed  ' : 'SURVIVED'} ${m.id} (${m.rule}) ${Math.round((Date.now() - started) / 1000)} s${killed ? ` by: ${failing.join(' | ')}` : ''}`);
     } finally {
+      if (template) await dropDatabase(template).catch((err) => say(`could not drop ${template}: ${err.message}`));
       restore();
       process.removeListener('SIGINT', restore);
       process.removeListener('SIGTERM', restore);
