@@ -270,6 +270,27 @@ test('When a tools/call carries more than a name, arguments and the envelope, or
   t.is(plainToolCall(plain, accept, caller, 'legacy'), null);
 });
 
+test('When an OAuth access token expires exactly now, then MCP refuses it with CREDENTIALS_EXPIRED; expiring one millisecond later, it still works (both sides of the expiry instant)', async (t) => {
+  const db = t.context.database.db;
+  const call = async (token: string) => {
+    const request = modernRequest('tools/call', { name: 'stores_list', arguments: {} }, token);
+    return rawMcp(t.context.server, request.body, request.headers);
+  };
+  // The server's clock stands at TEST_NOW; the stored expiry is what it checks.
+  const expiringAt = async (at: Date) => {
+    const token = await mintOAuthToken(db, t.context.server);
+    t.is(await db('oauth_artifacts').where({ kind: 'AccessToken', id: artifactKey(token) }).update({ expires_at: at }), 1);
+    return token;
+  };
+  const atNow = await call(await expiringAt(new Date('2026-11-20T11:00:00.000Z')));
+  t.is(atNow.status, 401, atNow.text.slice(0, 200));
+  t.true(atNow.text.includes('CREDENTIALS_EXPIRED'), atNow.text.slice(0, 200));
+  t.regex(atNow.headers.get('www-authenticate') ?? '', /error="invalid_token", error_description="The access token expired at 2026-11-20T11:00:00\.000Z\."/);
+  const justAfter = await call(await expiringAt(new Date('2026-11-20T11:00:00.001Z')));
+  t.is(justAfter.status, 200, justAfter.text.slice(0, 200));
+  t.falsy(justAfter.body?.result?.isError, justAfter.text.slice(0, 200));
+});
+
 test('When an OAuth token was consumed, was issued for another resource, or its connection is revoked, then MCP refuses it with 401 and its code', async (t) => {
   const db = t.context.database.db;
   const call = async (token: string) => {

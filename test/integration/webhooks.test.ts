@@ -108,6 +108,30 @@ test.serial('When events are recorded, then each subscribed endpoint whose shop 
   for (const id of [a.id, b.id, c.id]) await deleteEndpoint(db, account, id);
 });
 
+test.serial('When an account-level event (no shop) is recorded, then an endpoint limited to cz gets it and the cz event, and not the sk event', async (t) => {
+  const { db } = t.context.database;
+  const account = await accountId(db);
+  const rcv = await receiver(t);
+  const endpoint = await makeEndpoint(db, t.context.settings, { url: rcv.url, events: ['order.created'], shops: ['cz'], name: 'cz only' });
+  rcv.secret = endpoint.secret;
+  const shop = async (code: string) => ({ id: (await findShopByCode(db, account, code))!.id, code });
+  const record = async (at: { id: string; code: string } | null, order: string) =>
+    recordEvent(db, { accountId: account, shop: at, type: 'order.created', resource: { id: order }, data: { order_code: order }, occurredAt: new Date() });
+  const accountLevel = await record(null, 'AL1');
+  const sk = await record(await shop('sk'), 'AL2');
+  const cz = await record(await shop('cz'), 'AL3');
+
+  // The positive signal: all three are dispatched (their deliveries are written in that same transaction), and every
+  // delivery the endpoint got is SENT, so the receiver has seen each of them.
+  await waitUntil(async () => (await db('outbox_events').whereIn('id', [accountLevel.id, sk.id, cz.id]).whereNull('dispatched_at')).length === 0);
+  await waitUntil(async () => (await db('webhook_deliveries').where({ endpoint_id: endpoint.id }).whereNot('status', 'SENT')).length === 0);
+  const delivered = await db('webhook_deliveries').where({ endpoint_id: endpoint.id }).select('event_id', 'store');
+  t.deepEqual(Object.fromEntries(delivered.map((d) => [d.event_id, d.store])), { [accountLevel.eventId]: null, [cz.eventId]: 'cz' }, 'the account-level event and the cz event, not the sk one');
+  t.deepEqual(Object.fromEntries(rcv.requests.map((r) => [r.body.event_id, r.body.store])), { [accountLevel.eventId]: null, [cz.eventId]: 'cz' });
+  t.true(rcv.requests.every((r) => r.verifyError === null));
+  await deleteEndpoint(db, account, endpoint.id);
+});
+
 test.serial('When endpoints are read over REST, then there are no secrets, the queue state and pending count show, and the log pages newest first without bodies', async (t) => {
   const { db } = t.context.database;
   const account = await accountId(db);
