@@ -5,7 +5,8 @@
  * the file's bounds on both sides, the right `texts:edit`, and a search that never reveals what a scope hides.
  */
 import ExcelJS from 'exceljs';
-import { appTest } from '../helpers/app.js';
+import type { ExecutionContext } from 'ava';
+import { appTest, type AppContext } from '../helpers/app.js';
 import { csrfOf, FormClient, makePerson } from '../helpers/application.js';
 import { get } from '../helpers/rest.js';
 import { issueKey, startTestServer } from '../helpers/server.js';
@@ -91,14 +92,19 @@ test.serial('When an import is previewed and confirmed, then only real changes a
   t.is((await eventsOf(db, changes)).length, 1);
 });
 
-test('When a bulk edit names 51 products it is refused; 50 are taken as one batch (UT4)', async (t) => {
+/** A `texts:edit` member signed in on a server with the shops' platforms, as the application's own (the file's server has no write path). */
+async function signedInEditor(t: ExecutionContext<AppContext>) {
   const { db } = t.context.database;
   const editor = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
-  // A server with the shops' platforms, as the application's own (the file's server has no write path).
   const server = await startTestServer(db, undefined, undefined, { platforms: createPlatformRegistry({ db }) });
   t.teardown(() => server.close());
   const client = new FormClient(server.baseUrl);
   t.is((await client.signIn(editor.email, editor.password)).status, 303);
+  return { db, editor, server, client };
+}
+
+test('When a bulk edit names 51 products it is refused; 50 are taken as one batch (UT4)', async (t) => {
+  const { db, server, client } = await signedInEditor(t);
   const _csrf = csrfOf((await client.get('/app/products?market=sk')).text);
   // Codes the shop does not have: each entry fails on its own, so the bound is tested without writing 50 texts.
   const codes = (n: number) => Array.from({ length: n }, (_, i) => `NO-SUCH-${i}`);
@@ -115,13 +121,8 @@ test('When a bulk edit names 51 products it is refused; 50 are taken as one batc
 });
 
 test('When a product card saves an SEO title of 255 characters it is written; with 256 it is refused TEXT_TOO_LONG and nothing is written', async (t) => {
-  const { db } = t.context.database;
-  const editor = await makePerson(db, { role: 'member', permissions: ['texts:edit'] });
   // The card's form has no schema limit in front of it: the platform's limit is the only check (metaTitle: 255).
-  const server = await startTestServer(db, undefined, undefined, { platforms: createPlatformRegistry({ db }) });
-  t.teardown(() => server.close());
-  const client = new FormClient(server.baseUrl);
-  t.is((await client.signIn(editor.email, editor.password)).status, 303);
+  const { db, editor, client } = await signedInEditor(t);
   const [code] = await codesAt(db, 45, 1);
   const path = `/app/products/sk/${encodeURIComponent(code)}`;
   const shop = (await findShopByCode(db, (await loadPerson(db, editor.id))!.accountId, 'sk'))!;
