@@ -405,6 +405,32 @@ test('When a tracked link is generated, then it goes through the portal redirect
   t.is(conflict.body.error.code, 'STATE_CONFLICT');
 });
 
+test('When code requests are read, then pending ones come first, each group newest first and the later id first at the same instant', async (t) => {
+  const db = t.context.database.db;
+  const shop = await shopOf(db, 'demo', 'sk');
+  const partner = await db('affiliate_partners').where({ account_id: shop.accountId, state: 'approved' }).orderBy('id').first('id');
+  const at = (days: number) => new Date(TEST_NOW.getTime() - days * DAY_MS);
+  // A decided request newer than every pending one: "newest first" alone would put it first.
+  const insert = (code: string, state: string, requestedAt: Date) => db('affiliate_code_requests')
+    .insert({ shop_id: shop.id, partner_id: partner.id, requested_code: code, state, requested_at: requestedAt, reason: state === 'rejected' ? 'test' : null, decided_at: state === 'pending' ? null : requestedAt })
+    .returning('id').then(([r]) => String(r.id));
+  const olderPending = await insert('ORDERF-OLD', 'pending', at(10));
+  const tieFirst = await insert('ORDERF-TIE1', 'pending', at(5));
+  const tieSecond = await insert('ORDERF-TIE2', 'pending', at(5));
+  const newestDecided = await insert('ORDERF-DONE', 'rejected', at(0));
+  const res = await get(t, '/affiliate/code-requests?market=sk');
+  t.is(res.status, 200);
+  const ids: string[] = res.body.data.map((r: any) => r.requestId);
+  const rows = await db('affiliate_code_requests').where({ shop_id: shop.id }).select('id', 'state', 'requested_at');
+  const expected = rows.sort((a, b) => Number(b.state === 'pending') - Number(a.state === 'pending')
+    || b.requested_at.getTime() - a.requested_at.getTime() || Number(b.id) - Number(a.id)).map((r) => String(r.id));
+  t.deepEqual(ids, expected);
+  t.true(ids.indexOf(tieSecond) < ids.indexOf(tieFirst), 'the later id first at the same instant');
+  t.true(ids.indexOf(tieFirst) < ids.indexOf(olderPending), 'the newer pending request first');
+  t.true(ids.indexOf(olderPending) < ids.indexOf(newestDecided), 'every pending request before the newest decided one');
+  t.is(res.body.data.find((r: any) => r.requestId === newestDecided).state, 'rejected');
+});
+
 test('When another tenant or a key of another shop asks, then partners and campaigns are not found or forbidden', async (t) => {
   const db = t.context.database.db;
   const shop = await shopOf(t.context.database.db, 'demo', 'sk');

@@ -76,6 +76,35 @@ test('When invoices are listed, then they come newest first by businessDate (tax
   }
 });
 
+test.serial('When an invoice\'s tax date and issue date fall on either side of a period bound, then the tax date decides, both bounds included', async (t) => {
+  const db = t.context.database.db;
+  const sk = await shopId(db, 'demo', 'sk');
+  const row = await db('documents').where({ shop_id: sk, type: 'invoice' }).whereNotNull('tax_date').orderBy('code').first();
+  // The period 2026-03-30..2026-03-31: each copy's issue date says the opposite of its tax date.
+  const cases = [
+    { code: `${row.code}-TAX-TO`, issue_date: '2026-03-27', tax_date: '2026-03-31', listed: true },
+    { code: `${row.code}-TAX-FROM`, issue_date: '2026-04-02', tax_date: '2026-03-30', listed: true },
+    { code: `${row.code}-TAX-AFTER`, issue_date: '2026-03-31', tax_date: '2026-04-01', listed: false },
+    { code: `${row.code}-TAX-BEFORE`, issue_date: '2026-03-30', tax_date: '2026-03-29', listed: false },
+  ];
+  const copies: number[] = [];
+  try {
+    for (const c of cases) {
+      const [inserted] = await db('documents').insert({ ...rowForInsert(row, ['id', 'business_date', 'number_search', 'customer_search']), code: c.code, issue_date: c.issue_date, tax_date: c.tax_date }).returning('id');
+      copies.push(inserted.id);
+    }
+    const res = await get(t, '/documents?market=sk&documentType=invoice&from=2026-03-30&to=2026-03-31&limit=250');
+    t.is(res.status, 200);
+    t.false(res.body.meta.hasMore);
+    const codes = res.body.data.map((d: any) => d.code);
+    for (const c of cases) t.is(codes.includes(c.code), c.listed, `${c.code}: tax ${c.tax_date}, issued ${c.issue_date}`);
+    t.deepEqual(res.body.data.find((d: any) => d.code === cases[0].code).businessDate, '2026-03-31');
+    t.true(res.body.data.every((d: any) => d.businessDate === '2026-03-30' || d.businessDate === '2026-03-31'));
+  } finally {
+    await db('documents').whereIn('id', copies).delete();
+  }
+});
+
 test('When a period is given, then only documents whose businessDate lies in it are listed; with query it is a 400', async (t) => {
   const res = await get(t, '/credit-notes?market=cz&from=2026-06-01&to=2026-08-31&limit=250');
   t.is(res.status, 200);

@@ -71,6 +71,20 @@ test('When movements are filtered, then every filter and the period agree with t
   t.is(claims.body.data.length, await count(db('stock_movements').where({ shop_id: sk }).whereNotNull('claim_code')));
   t.true(claims.body.data.length > 0);
 
+  // A claim's returned goods carry the order's number too: `origin=order` is the order's own movements without them.
+  const returned = await db('stock_movements').where({ shop_id: sk }).whereNotNull('claim_code').whereNotNull('order_code').orderBy('id').first('movement_id', 'order_code');
+  t.truthy(returned, 'a claim movement that names its order');
+  const ofOrder = await db('stock_movements').where({ shop_id: sk, order_code: returned.order_code }).select('movement_id', 'claim_code');
+  const byOrigin = async (origin: string) => (await get(t, `/inventory/movements?market=sk&origin=${origin}&orderCode=${returned.order_code}&limit=250`)).body.data.map((m: any) => m.movementId).sort();
+  t.deepEqual(await byOrigin('order'), ofOrder.filter((m) => m.claim_code === null).map((m) => m.movement_id).sort());
+  t.true(ofOrder.some((m) => m.claim_code === null), 'the order has movements of its own');
+  t.deepEqual(await byOrigin('claim'), ofOrder.filter((m) => m.claim_code !== null).map((m) => m.movement_id).sort());
+  t.deepEqual(await byOrigin('purchase'), []);
+  const receiptItem = await db('stock_movements').where({ shop_id: sk }).whereNull('order_code').whereNull('claim_code').first('item_code');
+  const purchases = await get(t, `/inventory/movements?market=sk&origin=purchase&code=${receiptItem.item_code}&limit=250`);
+  t.deepEqual(purchases.body.data.map((m: any) => m.movementId).sort(),
+    (await db('stock_movements').where({ shop_id: sk, item_code: receiptItem.item_code }).whereNull('order_code').whereNull('claim_code').select('movement_id')).map((m) => m.movement_id).sort());
+
   const period = await get(t, '/inventory/movements?market=sk&kind=sale&from=2026-11-01&to=2026-11-07&limit=250');
   t.deepEqual(period.body.meta.period, { from: '2026-11-01', to: '2026-11-07', timeZone: 'Europe/Bratislava' });
   const raw = await count(db('stock_movements').where({ shop_id: sk, kind: 'sale' })
