@@ -219,7 +219,7 @@ export class DirectSender {
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly options: DirectSenderOptions) {
     this.perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
     this.maxInFlight = options.maxInFlight ?? settings.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    this.stuckAfterMs = options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
+    this.stuckAfterMs = options.stuckAfterMs ?? settings.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
     this.maxOpen = options.maxOpen ?? Math.max(this.maxInFlight, DEFAULT_MAX_OPEN);
     this.now = options.now ?? Date.now;
   }

@@ -27,6 +27,11 @@ export interface WebhookSettings {
   resolve: Resolver;
   /** Requests under way in one worker process at a time (default DEFAULT_MAX_IN_FLIGHT of direct.ts; bench (f) lowers it). */
   maxInFlight?: number;
+  /**
+   * T22: after how long a request under way counts as stuck (default DEFAULT_STUCK_AFTER_MS of direct.ts). Tests that
+   * hold requests open on purpose raise it, so that a loaded machine's slow dispatch does not narrow a lane mid-test.
+   */
+  stuckAfterMs?: number;
   /** Whether delivery workflows start with search attributes (W3; default true, false on the time-skipping server). */
   searchAttributes?: boolean;
 }

@@ -45,7 +45,9 @@ test.before(async (t) => {
   const database = await createTestDatabase();
   await isolateWebhooks(database.db);
   await database.db('accounts').where({ code: 'acme' }).update({ plan_code: 'start' });
-  const settings = testSettings({ retryScheduleMs: [RETRY_MS, RETRY_MS], timeoutMs: 60_000 });
+  // A request counts as stuck (T22, tested in webhooksSender) only after 60 s here: on a loaded machine the dispatcher
+  // can take over a second to fill the hanging endpoint's lane, and a stuck request would narrow it to 2 midway.
+  const settings = testSettings({ retryScheduleMs: [RETRY_MS, RETRY_MS], timeoutMs: 60_000, stuckAfterMs: 60_000 });
   const taskQueue = `test-webhooks-direct-${crypto.randomBytes(4).toString('hex')}`;
   const address = process.env.TEMPORAL_ADDRESS!;
   // The dispatcher's polling safety net is 10 s: anything faster was woken by NOTIFY.

@@ -292,8 +292,11 @@ test.serial('When a process\'s every slot is held by a receiver that does not an
   hangingTwo.release(200);
   await waitUntil(async () => (await s.fill()) >= 0 && late.requests.length >= 1);
   t.is(late.requests.length, 1, 'the late endpoint is served once requests end');
-  hanging.release(200);
-  hangingTwo.release(200);
-  await waitUntil(async () => s.active === 0, 20_000);
+  // Released until nothing is under way: a delivery still waiting is sent on a slot that frees and is held again.
+  await waitUntil(async () => {
+    hanging.release(200);
+    hangingTwo.release(200);
+    return s.active === 0;
+  }, 60_000);
   await db('webhook_endpoints').whereIn('id', [hangingEndpoint.id, healthyEndpoint.id, hangingTwoEndpoint.id, lateEndpoint.id]).update({ state: 'disabled' });
 });
