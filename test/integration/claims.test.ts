@@ -509,13 +509,15 @@ test.serial('When a sync finds a claim one status further than stored, then only
 
 test.serial('When a sync finds a closed claim changed after it closed, then claim.closed is not announced again; a claim closing in this sync is announced once (P17)', async (t) => {
   const db = t.context.database.db;
-  // A claim the shop holds as closed, stored closed.
-  const { shop, claim } = await storedClaim(db, (c) => Boolean(c.closedAt) && c.statusHistory.length >= 2, (q) => q.whereNotNull('closed_at'));
-  if (!claim) return t.fail('the demo shop has a closed claim');
-  const previous = claim.statusHistory[claim.statusHistory.length - 2]!;
-  const closedAnnounced = async (row: Record<string, unknown>) => (await announcedWithStoredRow(db, shop, claim, row, 'claim.closed')).map((r) => r.occurred_at.toISOString());
-  // Stored closed, only its last change older (the shop touched it after closing): no second claim.closed.
-  t.deepEqual(await closedAnnounced({ updated_at: new Date(claim.updatedAt.getTime() - 60_000) }), []);
-  // Stored one change before closing: claim.closed once, at the closing instant.
-  t.deepEqual(await closedAnnounced({ status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at }), [claim.closedAt!.toISOString()]);
+  // Both closing statuses (P17: Resolved and Rejected), literal ids: a claim the shop holds as closed in it, stored closed.
+  for (const closingStatus of [5, 6]) {
+    const { shop, claim } = await storedClaim(db, (c) => Boolean(c.closedAt) && c.statusId === closingStatus && c.statusHistory.length >= 2, (q) => q.whereNotNull('closed_at'));
+    if (!claim) return t.fail(`the demo shop has a claim closed in status ${closingStatus}`);
+    const previous = claim.statusHistory[claim.statusHistory.length - 2]!;
+    const closedAnnounced = async (row: Record<string, unknown>) => (await announcedWithStoredRow(db, shop, claim, row, 'claim.closed')).map((r) => r.occurred_at.toISOString());
+    // Stored closed, only its last change older (the shop touched it after closing): no second claim.closed.
+    t.deepEqual(await closedAnnounced({ updated_at: new Date(claim.updatedAt.getTime() - 60_000) }), [], `status ${closingStatus}`);
+    // Stored one change before closing: claim.closed once, at the closing instant.
+    t.deepEqual(await closedAnnounced({ status_id: previous.statusId, status_changed_at: previous.at, closed_at: null, updated_at: previous.at }), [claim.closedAt!.toISOString()], `status ${closingStatus}`);
+  }
 });

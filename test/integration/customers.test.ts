@@ -162,6 +162,32 @@ test('When purchaseFrom/purchaseTo are given, then customers who bought in the i
   t.false('periodFrom' in lifetime.body.data);
 });
 
+test('When a customer\'s revenue does not divide by the orders, then the average order is rounded half away from zero to cents, up and down', async (t) => {
+  const db = t.context.database.db;
+  const sk = await shopId(db, 'demo', 'sk');
+  // The customer of sk's first order gets a hu order in the two-shop test of this file: left out here.
+  const moved: string = (await db('orders').where({ shop_id: sk }).whereNot({ status_id: CANCELLED_STATUS_ID }).orderBy('created_at').first('customer_email_hash')).customer_email_hash.trim();
+  // Revenue in cents and non-cancelled orders per sk customer, straight from the orders.
+  const { rows } = await db.raw(`
+    select trim(customer_email_hash) as key, (sum(total_with_vat) * 100)::bigint::text as cents, count(*)::int as n
+    from orders where shop_id = ? and status_id <> ? group by customer_email_hash having count(*) >= 2 order by 1`, [sk, CANCELLED_STATUS_ID]);
+  const candidates = (rows as Array<{ key: string; cents: string; n: number }>).filter((r) => r.key !== moved);
+  // A remainder of at least half an order rounds up; a smaller one (not zero) rounds down.
+  const remainder = (r: { cents: string; n: number }) => Number(BigInt(r.cents) % BigInt(r.n));
+  const up = candidates.find((r) => remainder(r) * 2 >= r.n);
+  const down = candidates.find((r) => remainder(r) > 0 && remainder(r) * 2 < r.n);
+  t.truthy(up && down, 'sk has customers of both kinds');
+  const amount = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+  const whole = (r: { cents: string; n: number }) => Math.floor(Number(r.cents) / r.n);
+  for (const [r, expected] of [[up!, whole(up!) + 1], [down!, whole(down!)]] as const) {
+    const res = await get(t, `/customers/${r.key}?market=sk`);
+    t.is(res.status, 200, JSON.stringify(res.body));
+    const average = [{ amount: amount(expected), currency: 'EUR' }];
+    t.deepEqual(res.body.data.averageOrder, average, `${r.key}: ${r.cents} cents over ${r.n} orders`);
+    t.deepEqual(res.body.data.perShop.find((s: any) => s.market === 'sk').averageOrder, average);
+  }
+});
+
 test('When the purchase period is wrong, then the error names purchaseFrom/purchaseTo', async (t) => {
   const reversed = await get(t, '/customers?market=sk&purchaseFrom=2026-06-10&purchaseTo=2026-06-01');
   t.is(reversed.status, 400);

@@ -119,6 +119,37 @@ test.serial('When the demo platform moves on, then each change is stored and ann
   t.is(order.status_id, expectedStatus.statusId);
 });
 
+test.serial('When a change happens exactly at the end instant of the first sync, then it is history and not announced; with that end 1 ms earlier, it is announced (P14)', async (t) => {
+  const { db } = t.context.database;
+  const platform = new DemoPlatform({ db });
+  // pl: no other test of this file syncs it, so its checkpoints are the load's (through = events_from = history end).
+  const shop = (await findSyncShop(db, 'demo', 'pl'))!;
+  const historyEnd = Date.parse(demoSettings(shop).historyEnd);
+  const { timeline } = platform.model(shop);
+  // The first order placed after the loaded history: its creation instant is the end of the window read here.
+  const first = [...timeline.plans(historyEnd, historyEnd + 2 * 24 * HOUR)].filter((p) => p.createdMs > historyEnd).sort((a, b) => a.createdMs - b.createdMs)[0]!;
+  const at = first.createdMs;
+  /** The order events a sync of (history end, at] writes when the first sync ended at `eventsFrom`; rolled back after. */
+  const announced = async (eventsFrom: number) => {
+    const trx = await db.transaction();
+    try {
+      await trx('sync_checkpoints').where({ shop_id: shop.id, area: 'orders' }).update({ events_from: new Date(eventsFrom) });
+      await syncArea(trx, platform, shop, 'orders', new Date(at), { batchSize: 50 });
+      t.truthy(await trx('orders').where({ shop_id: shop.id, code: first.code }).first('id'), 'the order placed at the end instant is stored');
+      return (await trx('outbox_events').where({ shop_id: shop.id }).orderBy('id').select('event_type', 'resource_id', 'occurred_at'))
+        .map((e) => `${e.event_type} ${e.resource_id} ${e.occurred_at.toISOString()}`);
+    } finally {
+      await trx.rollback();
+    }
+  };
+  t.deepEqual(await announced(at), [], 'every change up to and at the end instant is history');
+  const justAfter = await announced(at - 1);
+  t.true(justAfter.includes(`order.created ${first.code} ${new Date(at).toISOString()}`), 'the order placed 1 ms after the end is news');
+  // Only the changes at that very instant are news then (the rest of the window is before it).
+  const expected = Object.entries(expectedCounts(platform, shop, at - 1, at)).filter(([type]) => type.startsWith('order.')).reduce((n, [, c]) => n + c, 0);
+  t.is(justAfter.length, expected);
+});
+
 test.serial('When shipments and claims are synced, then only outbound shipments produce shipment events; return shipments stay in their claim', async (t) => {
   const { db } = t.context.database;
   const shop = (await findSyncShop(db, 'demo', 'sk'))!;

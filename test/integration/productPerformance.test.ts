@@ -84,6 +84,18 @@ test('When products of a period are read, then quantity, revenue and cost per pr
       else t.is(r.purchaseCostWithoutVat, null, 'a product with an unpriced line has no cost');
     }
     for (let i = 1; i < rows.length; i++) t.true(Number(rows[i - 1].revenueWithoutVat.amount) >= Number(rows[i].revenueWithoutVat.amount));
+    // The totals' margin is over the products with a known cost only (N9): each product's revenue and cost rounded to
+    // cents as its row shows them, summed over the products whose every line is priced.
+    const costed = [...want.values()].filter((e) => e.costed === e.lines);
+    const sumCents = (values: string[]) => values.reduce((n, v) => n + scaled(v, 2), 0n);
+    const costedRevenue = sumCents(costed.map((e) => cents11(e.revenue)));
+    const cost = sumCents(costed.map((e) => cents11(e.cost)));
+    t.is(totals.productsWithoutCost, want.size - costed.length);
+    if (market === 'sk') t.true(want.size - costed.length > 0, 'sk has products with an unpriced line in the period');
+    t.is(scaled(totals.costedRevenueWithoutVat.amount, 2), costedRevenue, `${market}: costed revenue over priced products only`);
+    t.is(scaled(totals.purchaseCostWithoutVat.amount, 2), cost, `${market}: cost`);
+    t.is(scaled(totals.marginWithoutVat.amount, 2), costedRevenue - cost, `${market}: margin`);
+    t.is(scaled(totals.revenueWithoutVat.amount, 2), sumCents([...want.values()].map((e) => cents11(e.revenue))), `${market}: revenue of every product`);
   }
 });
 
