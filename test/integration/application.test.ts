@@ -565,3 +565,35 @@ test('When a person who may only see webhooks rotates a secret, then it is refus
   t.regex(rotated.text, /whsec_/);
   t.notDeepEqual(await stored(), before);
 });
+
+test('When someone other than the owner posts to the People page, then every action is refused and the person is unchanged; the owner disables (U10)', async (t) => {
+  const { db } = t.context.database;
+  const target = await makePerson(db, { role: 'member', permissions: ['reports'] });
+  const every = ['purchase-prices', 'personal-data', 'reports', 'webhooks:read', 'webhooks:manage', 'automations:edit', 'keys:manage', 'proposals:approve', 'coupons:manage', 'affiliate:manage', 'texts:edit'];
+  const invited = `invited-${target.id.slice(-6).toLowerCase()}@example.com`;
+  for (const who of [await makePerson(db, { role: 'admin', permissions: every }), await makePerson(db, { role: 'member', permissions: [] })]) {
+    const client = new FormClient(t.context.server.baseUrl);
+    await client.signIn(who.email, who.password);
+    t.is((await client.get('/app/people')).status, 403);
+    const _csrf = csrfOf((await client.get('/app/account')).text);
+    const actions: Array<[string, Record<string, string | string[]>]> = [
+      [`/app/people/${target.id}/disable`, {}],
+      [`/app/people/${target.id}/update`, { role: 'admin', permissions: ['keys:manage'], shopChoice: 'all' }],
+      [`/app/people/${target.id}/reset-second-factor`, {}],
+      ['/app/people/invite', { email: invited, name: 'x', role: 'member', shopChoice: 'all' }],
+    ];
+    for (const [path, form] of actions) t.is((await client.post(path, { _csrf, ...form })).status, 403, path);
+  }
+  const row = await db('people').where({ id: target.id }).first('disabled_at', 'role', 'permissions');
+  t.deepEqual({ disabled: row.disabled_at, role: row.role, permissions: row.permissions }, { disabled: null, role: 'member', permissions: ['reports'] });
+  t.is((await db('person_invitations').where({ email: invited })).length, 0);
+
+  const owner = await makePerson(db, { role: 'owner' });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(owner.email, owner.password);
+  const _csrf = csrfOf((await client.get('/app/people')).text);
+  const disabled = await client.post(`/app/people/${target.id}/disable`, { _csrf });
+  t.is(disabled.status, 303);
+  t.is(disabled.headers.get('location'), '/app/people?done=disable');
+  t.not((await db('people').where({ id: target.id }).first('disabled_at')).disabled_at, null);
+});
