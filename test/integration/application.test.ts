@@ -16,6 +16,7 @@ import { checkSecondFactor } from '../../src/people/signIn.js';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
 import { pauseIfOverLimits } from '../../src/webhooks/pause.js';
 import { disablePerson, updatePerson } from '../../src/people/people.js';
+import { createSession } from '../../src/people/sessions.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 
 interface Context {
@@ -596,4 +597,28 @@ test('When someone other than the owner posts to the People page, then every act
   t.is(disabled.status, 303);
   t.is(disabled.headers.get('location'), '/app/people?done=disable');
   t.not((await db('people').where({ id: target.id }).first('disabled_at')).disabled_at, null);
+});
+
+test('When a person\'s permissions, role, shops or password change, then their open sessions end; a new name keeps them (U10)', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'member', permissions: ['reports', 'personal-data'], shops: ['sk', 'cz'] });
+  const account = (await findAccountByCode(db, 'demo'))!;
+  const changes: Array<[string, Parameters<typeof updatePerson>[3], boolean]> = [
+    ['name', { name: 'Renamed Person' }, true],
+    // As `people set --permissions` sends it: the permissions alone.
+    ['permissions', { permissions: ['reports'] }, false],
+    ['role', { role: 'admin' }, false],
+    ['shops', { shops: ['sk'] }, false],
+    ['password', { password: 'another long password 42' }, false],
+  ];
+  for (const [what, change, keeps] of changes) {
+    const { token } = await createSession(db, new Date(), { personId: person.id });
+    const browser = new FormClient(t.context.server.baseUrl);
+    browser.cookies.set('sid', token);
+    t.is((await browser.get('/app')).status, 200, `signed in before the ${what} change`);
+    await updatePerson(db, account.id, person.id, change);
+    const after = await browser.get('/app');
+    if (keeps) t.is(after.status, 200, `still signed in after the ${what} change`);
+    else t.deepEqual([after.status, after.headers.get('location')?.startsWith('/app/sign-in')], [303, true], `signed out by the ${what} change`);
+  }
 });
