@@ -17,6 +17,7 @@ import { decryptSecret } from '../../src/webhooks/secrets.js';
 import { pauseIfOverLimits } from '../../src/webhooks/pause.js';
 import { disablePerson, updatePerson } from '../../src/people/people.js';
 import { createSession } from '../../src/people/sessions.js';
+import { queueEmail } from '../../src/email/outbox.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 
 interface Context {
@@ -621,4 +622,41 @@ test('When a person\'s permissions, role, shops or password change, then their o
     if (keeps) t.is(after.status, 200, `still signed in after the ${what} change`);
     else t.deepEqual([after.status, after.headers.get('location')?.startsWith('/app/sign-in')], [303, true], `signed out by the ${what} change`);
   }
+});
+
+test.serial('When the E-mails page holds exactly 50 e-mails, then it has no next page; with 51 the 51st is alone on page 2 (U6); pages run 1..10000', async (t) => {
+  const { db } = t.context.database;
+  const acme = (await findAccountByCode(db, 'acme'))!;
+  const skipped = async () => (await db('email_outbox').where({ account_id: acme.id, status: 'skipped' }).select('id', 'created_at'))
+    .sort((a, b) => b.created_at.getTime() - a.created_at.getTime()).map((r) => String(r.id));
+  const existing = (await skipped()).length;
+  t.true(existing < 50, `acme has ${existing} skipped e-mails already`);
+  const base = Date.parse('2026-01-05T10:00:00Z');
+  const add = (i: number) => queueEmail(db, { accountId: acme.id, source: 'people', event: 'paging_check', recipient: 'paging@example.com', subject: `Paging ${i}`, bodyHtml: '<p>paging</p>', skippedReason: 'paging test', now: new Date(base + i * 60_000) });
+  for (let i = 1; i <= 50 - existing; i += 1) await add(i);
+  const owner = await makePerson(db, { account: 'acme', role: 'owner' });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(owner.email, owner.password);
+  const ids = (html: string) => [...html.matchAll(/data-email-id="(\d+)" data-status="(\w+)"/g)].map((m) => `${m[1]}:${m[2]}`);
+  const next = /rel="next"|rel="prev"/;
+
+  const full = await client.get('/app/emails?status=skipped');
+  t.is(full.status, 200);
+  t.deepEqual(ids(full.text), (await skipped()).map((id) => `${id}:skipped`));
+  t.is(ids(full.text).length, 50);
+  t.false(next.test(full.text), 'exactly 50: no next and no previous page');
+
+  // One more, older than all: it is the 51st, alone on page 2.
+  const [oldest] = await db('email_outbox').insert({ account_id: acme.id, source: 'people', event: 'paging_check', recipient: 'paging@example.com', subject: 'Paging oldest', body_html: '<p>paging</p>', attachments: '[]', status: 'skipped', last_error: 'paging test', next_attempt_at: new Date(base - 86_400_000 * 400), created_at: new Date(base - 86_400_000 * 400) }).returning('id');
+  const first = await client.get('/app/emails?status=skipped');
+  t.is(ids(first.text).length, 50);
+  t.regex(first.text, /href="\/app\/emails\?status=skipped&(amp;)?page=2" rel="next"/);
+  t.notRegex(first.text, /rel="prev"/);
+  const second = await client.get('/app/emails?status=skipped&page=2');
+  t.deepEqual(ids(second.text), [`${oldest.id}:skipped`]);
+  t.notRegex(second.text, /rel="next"/);
+  t.regex(second.text, /href="\/app\/emails\?status=skipped" rel="prev"/);
+
+  t.is((await client.get('/app/emails?page=10000')).status, 200);
+  for (const page of ['10001', '0', '-1', '1.5', 'x']) t.is((await client.get(`/app/emails?page=${page}`)).status, 400, `page=${page}`);
 });
