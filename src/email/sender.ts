@@ -54,7 +54,8 @@ export async function sendNextEmail(db: Db, transport: Transporter, from: string
       .forUpdate().skipLocked().first('id', 'account_id', 'recipient', 'recipient_group', 'subject', 'body_html', 'attachments', 'attempts');
     if (!row) return null;
     const recipients = row.recipient ? [row.recipient]
-      : await trx('people').where({ account_id: row.account_id }).orderBy('email').pluck('email');
+      // A disabled person has left the account (sessions ended, keys and connections stopped): no longer one of its people.
+      : await trx('people').where({ account_id: row.account_id }).whereNull('disabled_at').orderBy('email').pluck('email');
     const attempts = row.attempts + 1;
     try {
       if (!recipients.length) throw new Error('the account has no people to send it to');

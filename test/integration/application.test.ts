@@ -16,6 +16,8 @@ import { checkSecondFactor } from '../../src/people/signIn.js';
 import { decryptSecret } from '../../src/webhooks/secrets.js';
 import { pauseIfOverLimits } from '../../src/webhooks/pause.js';
 import { disablePerson, updatePerson } from '../../src/people/people.js';
+import { createSession } from '../../src/people/sessions.js';
+import { queueEmail } from '../../src/email/outbox.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 
 interface Context {
@@ -429,6 +431,20 @@ test('When an endpoint is edited, then the new settings are saved under the addr
   const denied = await other.post(`/app/webhooks/${id}/edit`, { _csrf: otherCsrf, name: 'hijack', url: 'http://127.0.0.1:9/c', eventChoice: 'all', shopChoice: 'some', shops: 'cz' });
   t.is(denied.status, 404);
   t.is((await db('webhook_endpoints').where({ id }).first()).name, 'edited');
+
+  // A person who may only see webhooks sees the endpoint, but neither its edit nor its delete page, nor any change.
+  const reader = await makePerson(db, { role: 'admin', permissions: ['webhooks:read'] });
+  const readerClient = new FormClient(t.context.server.baseUrl);
+  await readerClient.signIn(reader.email, reader.password);
+  const shown = await readerClient.get(`/app/webhooks/${id}`);
+  t.is(shown.status, 200);
+  const before = await db('webhook_endpoints').where({ id }).first();
+  for (const page of ['edit', 'delete']) t.is((await readerClient.get(`/app/webhooks/${id}/${page}`)).status, 403, `GET ${page}`);
+  const readerCsrf = csrfOf(shown.text) || csrfOf((await readerClient.get('/app/account')).text);
+  for (const action of ['edit', 'delete', 'enable', 'disable', 'ping']) {
+    t.is((await readerClient.post(`/app/webhooks/${id}/${action}`, { _csrf: readerCsrf, name: 'reader', url: 'http://127.0.0.1:9/r', eventChoice: 'all', shopChoice: 'all' })).status, 403, `POST ${action}`);
+  }
+  t.deepEqual(await db('webhook_endpoints').where({ id }).first(), before);
 });
 
 test('When the person who issued a key loses a permission or a shop, or is disabled, then the key is narrowed or refused at the next request', async (t) => {
@@ -564,4 +580,98 @@ test('When a person who may only see webhooks rotates a secret, then it is refus
   t.is(rotated.status, 200);
   t.regex(rotated.text, /whsec_/);
   t.notDeepEqual(await stored(), before);
+});
+
+test('When someone other than the owner posts to the People page, then every action is refused and the person is unchanged; the owner disables (U10)', async (t) => {
+  const { db } = t.context.database;
+  const target = await makePerson(db, { role: 'member', permissions: ['reports'] });
+  const every = ['purchase-prices', 'personal-data', 'reports', 'webhooks:read', 'webhooks:manage', 'automations:edit', 'keys:manage', 'proposals:approve', 'coupons:manage', 'affiliate:manage', 'texts:edit'];
+  const invited = `invited-${target.id.slice(-6).toLowerCase()}@example.com`;
+  for (const who of [await makePerson(db, { role: 'admin', permissions: every }), await makePerson(db, { role: 'member', permissions: [] })]) {
+    const client = new FormClient(t.context.server.baseUrl);
+    await client.signIn(who.email, who.password);
+    t.is((await client.get('/app/people')).status, 403);
+    const _csrf = csrfOf((await client.get('/app/account')).text);
+    const actions: Array<[string, Record<string, string | string[]>]> = [
+      [`/app/people/${target.id}/disable`, {}],
+      [`/app/people/${target.id}/update`, { role: 'admin', permissions: ['keys:manage'], shopChoice: 'all' }],
+      [`/app/people/${target.id}/reset-second-factor`, {}],
+      ['/app/people/invite', { email: invited, name: 'x', role: 'member', shopChoice: 'all' }],
+    ];
+    for (const [path, form] of actions) t.is((await client.post(path, { _csrf, ...form })).status, 403, path);
+  }
+  const row = await db('people').where({ id: target.id }).first('disabled_at', 'role', 'permissions');
+  t.deepEqual({ disabled: row.disabled_at, role: row.role, permissions: row.permissions }, { disabled: null, role: 'member', permissions: ['reports'] });
+  t.is((await db('person_invitations').where({ email: invited })).length, 0);
+
+  const owner = await makePerson(db, { role: 'owner' });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(owner.email, owner.password);
+  const _csrf = csrfOf((await client.get('/app/people')).text);
+  const disabled = await client.post(`/app/people/${target.id}/disable`, { _csrf });
+  t.is(disabled.status, 303);
+  t.is(disabled.headers.get('location'), '/app/people?done=disable');
+  t.not((await db('people').where({ id: target.id }).first('disabled_at')).disabled_at, null);
+});
+
+test('When a person\'s permissions, role, shops or password change, then their open sessions end; a new name keeps them (U10)', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'member', permissions: ['reports', 'personal-data'], shops: ['sk', 'cz'] });
+  const account = (await findAccountByCode(db, 'demo'))!;
+  const changes: Array<[string, Parameters<typeof updatePerson>[3], boolean]> = [
+    ['name', { name: 'Renamed Person' }, true],
+    // As `people set --permissions` sends it: the permissions alone.
+    ['permissions', { permissions: ['reports'] }, false],
+    ['role', { role: 'admin' }, false],
+    ['shops', { shops: ['sk'] }, false],
+    ['password', { password: 'another long password 42' }, false],
+  ];
+  for (const [what, change, keeps] of changes) {
+    const { token } = await createSession(db, new Date(), { personId: person.id });
+    const browser = new FormClient(t.context.server.baseUrl);
+    browser.cookies.set('sid', token);
+    t.is((await browser.get('/app')).status, 200, `signed in before the ${what} change`);
+    await updatePerson(db, account.id, person.id, change);
+    const after = await browser.get('/app');
+    if (keeps) t.is(after.status, 200, `still signed in after the ${what} change`);
+    else t.deepEqual([after.status, after.headers.get('location')?.startsWith('/app/sign-in')], [303, true], `signed out by the ${what} change`);
+  }
+});
+
+test.serial('When the E-mails page holds exactly 50 e-mails, then it has no next page; with 51 the 51st is alone on page 2 (U6); newest first, the later id first at one instant; pages run 1..10000', async (t) => {
+  const { db } = t.context.database;
+  const acme = (await findAccountByCode(db, 'acme'))!;
+  const skipped = async () => (await db('email_outbox').where({ account_id: acme.id, status: 'skipped' }).select('id', 'created_at'))
+    .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || Number(b.id) - Number(a.id)).map((r) => String(r.id));
+  const existing = (await skipped()).length;
+  t.true(existing <= 48, `acme has ${existing} skipped e-mails already`);
+  const base = Date.parse('2026-01-05T10:00:00Z');
+  // Newest first; the first two share one instant, so the later one (higher id) comes first.
+  const add = (i: number) => queueEmail(db, { accountId: acme.id, source: 'people', event: 'paging_check', recipient: 'paging@example.com', subject: `Paging ${i}`, bodyHtml: '<p>paging</p>', skippedReason: 'paging test', now: new Date(base + Math.max(i, 2) * 60_000) });
+  for (let i = 1; i <= 50 - existing; i += 1) await add(i);
+  const owner = await makePerson(db, { account: 'acme', role: 'owner' });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(owner.email, owner.password);
+  const ids = (html: string) => [...html.matchAll(/data-email-id="(\d+)" data-status="(\w+)"/g)].map((m) => `${m[1]}:${m[2]}`);
+  const next = /rel="next"|rel="prev"/;
+
+  const full = await client.get('/app/emails?status=skipped');
+  t.is(full.status, 200);
+  t.deepEqual(ids(full.text), (await skipped()).map((id) => `${id}:skipped`));
+  t.is(ids(full.text).length, 50);
+  t.false(next.test(full.text), 'exactly 50: no next and no previous page');
+
+  // One more, older than all: it is the 51st, alone on page 2.
+  const [oldest] = await db('email_outbox').insert({ account_id: acme.id, source: 'people', event: 'paging_check', recipient: 'paging@example.com', subject: 'Paging oldest', body_html: '<p>paging</p>', attachments: '[]', status: 'skipped', last_error: 'paging test', next_attempt_at: new Date(base - 86_400_000 * 400), created_at: new Date(base - 86_400_000 * 400) }).returning('id');
+  const first = await client.get('/app/emails?status=skipped');
+  t.is(ids(first.text).length, 50);
+  t.regex(first.text, /href="\/app\/emails\?status=skipped&(amp;)?page=2" rel="next"/);
+  t.notRegex(first.text, /rel="prev"/);
+  const second = await client.get('/app/emails?status=skipped&page=2');
+  t.deepEqual(ids(second.text), [`${oldest.id}:skipped`]);
+  t.notRegex(second.text, /rel="next"/);
+  t.regex(second.text, /href="\/app\/emails\?status=skipped" rel="prev"/);
+
+  t.is((await client.get('/app/emails?page=10000')).status, 200);
+  for (const page of ['10001', '0', '-1', '1.5', 'x']) t.is((await client.get(`/app/emails?page=${page}`)).status, 400, `page=${page}`);
 });

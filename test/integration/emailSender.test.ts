@@ -201,11 +201,14 @@ test.serial('When the sender runs in the process, then an e-mail queued later is
   t.is((await db('email_outbox').where({ id: after.emailId }).first('status')).status, 'queued', 'a stopped sender sends nothing');
 });
 
-test.serial('When an e-mail is addressed to the account\'s people, then exactly that account\'s people get it, not another account\'s', async (t) => {
+test.serial('When an e-mail is addressed to the account\'s people, then exactly that account\'s people get it, not another account\'s nor a disabled person', async (t) => {
   const { db } = t.context.database;
   const account = await db('accounts').where({ code: 'demo' }).first('id');
   const own = await makePerson(db, { email: 'own-people@example.com' });
   const other = await makePerson(db, { account: 'acme', email: 'other-account@example.com' });
+  // A disabled person has left the account (no sessions, connections or keys): no longer one of its people.
+  const left = await makePerson(db, { role: 'member', email: 'left-people@example.com' });
+  await db('people').where({ id: left.id }).update({ disabled_at: new Date() });
   await queueEmail(db, { accountId: String(account.id), source: 'automation', event: 'order_attention', dedupeKey: 'automation:test:own-people', recipientGroup: 'account_people', subject: 'Only for demo people', bodyHtml: '<p>Order 2</p>', now: new Date() });
   const transport = createTransport(`smtp://127.0.0.1:${t.context.port}`);
   await sendDueEmails(db, transport, FROM, () => new Date());
@@ -214,6 +217,7 @@ test.serial('When an e-mail is addressed to the account\'s people, then exactly 
   t.truthy(mail);
   t.true(mail!.to.includes(own.email));
   t.false(mail!.to.includes(other.email), 'a person of another account got the e-mail');
-  const people = (await db('people').where({ account_id: account.id }).pluck('email')).sort();
+  t.false(mail!.to.includes(left.email), 'a disabled person got the e-mail');
+  const people = (await db('people').where({ account_id: account.id }).whereNull('disabled_at').pluck('email')).sort();
   t.deepEqual([...mail!.to].sort(), people);
 });

@@ -309,6 +309,23 @@ test('When an approved partner signs in, then the agreement comes first, and acc
   const version = await db('affiliate_document_versions').where({ id: versionId }).first('version', 'language', 'status', 'text_sha256', 'pdf_sha256');
   t.deepEqual({ version: version.version, language: version.language, status: version.status }, { version: 2, language: 'sk', status: 'published' });
 
+  // PP5: until the agreement is accepted every signed-in page but documents and sign-out sends the partner to the
+  // documents, its forms included: no code request, link or payout details is taken.
+  const requestedCode = `GATE${unique().toUpperCase()}`.slice(0, 20);
+  const gatedForms: Array<[string, Record<string, string>]> = [
+    ['/code-requests', { code: requestedCode }],
+    ['/links', { target: 'home', productCode: '', categoryGuid: '', campaignId: '' }],
+    ['/payout-details', { iban: 'SK3112000000198742637541', accountHolder: 'Jana Partnerová', taxId: '' }],
+  ];
+  for (const [path, form] of gatedForms) {
+    const gated = await p.browser.request('POST', `${PREFIX}${path}`, form);
+    t.is(gated.status, 303, `POST ${path} before the agreement`);
+    t.is(gated.location, `${PREFIX}/documents`, `POST ${path} before the agreement`);
+  }
+  for (const path of ['/payout-details', '/dashboard']) t.is((await p.browser.get(`${PREFIX}${path}`)).location, `${PREFIX}/documents`, `GET ${path}`);
+  t.is((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).length, 0, 'no code request before the agreement');
+  t.is((await db('affiliate_payout_details').where({ partner_id: p.partnerId })).length, 0, 'no payout details before the agreement');
+
   const accepted = await p.browser.request('POST', `${PREFIX}/documents/partner-agreement/accept`, { versionId });
   t.is(accepted.status, 303);
   t.is(accepted.location, `${PREFIX}/dashboard`);
@@ -341,6 +358,10 @@ test('When an approved partner signs in, then the agreement comes first, and acc
   const reading = await p.browser.request('POST', `${PREFIX}/documents/privacy-notice/accept`, { versionId });
   t.is(reading.status, 409);
   t.is((await p.browser.get(`${PREFIX}/dashboard`)).status, 200);
+  // The same code request after the agreement is filed.
+  const filed = await p.browser.request('POST', `${PREFIX}/code-requests`, { code: requestedCode });
+  t.is(filed.location, `${PREFIX}/dashboard?requested=1`);
+  t.deepEqual((await db('affiliate_code_requests').where({ partner_id: p.partnerId })).map((r) => r.requested_code), [requestedCode]);
 });
 
 test('When a partner generates a link on the dashboard, then it is the MCP tool\'s link under the same rules, and following it counts a click', async (t) => {
