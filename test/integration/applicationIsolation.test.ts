@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { projectRoot } from '../../src/config/projectRoot.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, rowForInsert, type TestDatabase } from '../helpers/db.js';
 import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
 import { issueKey, type TestServer } from '../helpers/server.js';
 import { hashKey } from '../../src/auth/keys.js';
@@ -310,4 +310,33 @@ test.serial('When a document page names a code of another shop, then it is not f
   t.true(own.text.includes(invoice.code));
   const other = await client.get(`/app/documents/sk/invoice/${encodeURIComponent(invoice.code)}`);
   t.is(other.status, 404, other.text.slice(0, 200));
+});
+
+test.serial('When a person limited to some shops opens Approvals, then only proposals of their shops are listed; a person of the other shop sees those', async (t) => {
+  const db = t.context.database.db;
+  const demo = await db('accounts').where({ code: 'demo' }).first('id');
+  const cz = await db('shops').where({ account_id: demo.id, code: 'cz' }).first('id');
+  // A waiting proposal of cz: a copy of the sk sample (its item too) under a new draft id.
+  const sample = await db('proposals').where({ draft_id: t.context.ids.draftId }).first();
+  const czDraftId = `prp_${crypto.randomBytes(8).toString('hex')}`;
+  const [copy] = await db('proposals').insert({ ...rowForInsert(sample), draft_id: czDraftId, shop_id: cz.id }).returning('id');
+  for (const item of await db('proposal_items').where({ proposal_id: sample.id })) {
+    await db('proposal_items').insert({ ...rowForInsert(item), proposal_id: copy.id });
+  }
+  const skDraftIds = (await db('proposals as p').join('shops as s', 's.id', 'p.shop_id').where({ 'p.account_id': demo.id, 's.code': 'sk' }).select('p.draft_id')).map((r) => r.draft_id as string);
+  t.true(skDraftIds.includes(t.context.ids.draftId));
+  const listed = async (shops: string[]) => {
+    const person = await makePerson(db, { account: 'demo', role: 'member', permissions: ['proposals:approve'], shops });
+    const client = new FormClient(t.context.server.baseUrl);
+    t.is((await client.signIn(person.email, person.password)).status, 303);
+    const res = await client.get('/app/approvals');
+    t.is(res.status, 200);
+    return new Set([...res.text.matchAll(/data-draft-id="(prp_[0-9a-f]{16})"/g)].map((m) => m[1]!));
+  };
+  const czOnly = await listed(['cz']);
+  t.true(czOnly.has(czDraftId), 'the cz person sees the cz proposal');
+  t.deepEqual(skDraftIds.filter((id) => czOnly.has(id)), [], 'the cz person sees sk proposals');
+  const skOnly = await listed(['sk']);
+  t.true(skOnly.has(t.context.ids.draftId), 'the sk person sees the sk proposal');
+  t.false(skOnly.has(czDraftId), 'the sk person sees the cz proposal');
 });

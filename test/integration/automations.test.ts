@@ -184,6 +184,26 @@ test('When a draft is created over MCP, then it is DISABLED, idempotent through 
   });
 });
 
+test('When another account sends a clientRequestId demo already used, then it gets a draft of its own, never demo\'s draft or a conflict naming it', async (t) => {
+  const db = t.context.database.db;
+  const acmeKey = await issueKey(db, { account: 'acme' });
+  const demoDraft = await withClient(t, t.context.key, async (client) => data(await call(client, 'automations_create_draft', { clientRequestId: 'shared-across-accounts', rule: sampleRule() })));
+  await withClient(t, acmeKey, async (client) => {
+    // Another body under the same id: in demo that would be IDEMPOTENCY_CONFLICT; acme has never used the id.
+    const created = await call(client, 'automations_create_draft', { clientRequestId: 'shared-across-accounts', rule: sampleRule({ name: 'Acme rule' }) });
+    t.falsy((created as { isError?: boolean }).isError, JSON.stringify(created).slice(0, 300));
+    const acmeDraft = data(created);
+    t.not(acmeDraft.workflowId, demoDraft.workflowId);
+    t.is(acmeDraft.name, 'Acme rule');
+    // The id is still idempotent within acme: the same body again answers acme's draft.
+    t.is(data(await call(client, 'automations_create_draft', { clientRequestId: 'shared-across-accounts', rule: sampleRule({ name: 'Acme rule' }) })).workflowId, acmeDraft.workflowId);
+  });
+  const rows = await db('automations as a').join('accounts as c', 'c.id', 'a.account_id').where('a.client_request_id', 'shared-across-accounts')
+    .orderBy('c.code').select('c.code', 'a.workflow_id', 'a.name');
+  t.deepEqual(rows.map((r) => [r.code, r.name]), [['acme', 'Acme rule'], ['demo', 'Tag every order in sk']]);
+  t.is(rows[1].workflow_id, demoDraft.workflowId);
+});
+
 test('When two identical creates race, then one draft exists and both answers name it', async (t) => {
   await withClient(t, t.context.key, async (client) => {
     const results = await Promise.all([1, 2, 3].map(() => call(client, 'automations_create_draft', { clientRequestId: 'race-1', rule: sampleRule() })));

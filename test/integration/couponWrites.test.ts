@@ -228,6 +228,12 @@ test.serial('When a coupon is an approved partner\'s code or used by an enabled 
     const draft = await createDraft(db, actor, { clientRequestId: 'coupon-dependency', rule });
     await publishAutomation(db, actor, draft.workflow_id);
     await setAutomationEnabled(db, actor, draft.workflow_id, true);
+    // acme's enabled automation on the same code in every shop (acme has an sk too) is acme's business: never demo's dependency.
+    const acme = await personActor(db, 'acme');
+    const acmeRule = sampleRule({ name: 'Acme coupon orders', trigger: { id: 'created', event: 'order.created' }, conditions: rule.conditions });
+    const acmeDraft = await createDraft(db, acme, { clientRequestId: 'coupon-dependency-acme', rule: acmeRule });
+    await publishAutomation(db, acme, acmeDraft.workflow_id);
+    await setAutomationEnabled(db, acme, acmeDraft.workflow_id, true);
     const byAutomation = await ok(client, 'coupons_remove', { market: 'sk', code: coupon.code });
     t.is(byAutomation.status, 'blocked');
     t.deepEqual(byAutomation.dependencies.map((d: any) => [d.type, d.id, d.state, d.blocking]), [['automation', draft.workflow_id, 'enabled', true]]);
@@ -245,6 +251,7 @@ test.serial('When a coupon is an approved partner\'s code or used by an enabled 
     t.truthy(await shopInShop(t, 'sk', coupon.code));
     t.is((await rest(t, `/coupons/${coupon.code}?market=sk`)).status, 200);
     await setAutomationEnabled(db, actor, draft.workflow_id, false);
+    await setAutomationEnabled(db, acme, acmeDraft.workflow_id, false);
   });
 });
 

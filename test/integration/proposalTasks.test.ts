@@ -166,11 +166,13 @@ test.serial('When the assistant cancels an undecided task on the other server, t
   }
 });
 
-test.serial('When another account or a credential of another shop asks for a task, then it is not found and not listed', async (t) => {
+test.serial('When another account, a credential of another shop or one without the tool\'s scope asks for a task, then it is not found and not listed', async (t) => {
   const creator = await legacy(t.context.one, t.context.key);
   const created = await createTask(creator, 'products_content_propose', await productTexts(t));
   await creator.client.close();
-  for (const key of [await issueKey(t.context.database.db, { account: 'acme', scopes: allScopes }), await issueKey(t.context.database.db, { scopes: allScopes, shops: ['cz'] })]) {
+  // MX7: a demo credential of every shop, holding every scope but the one of the tool that made the task, does not see it.
+  const withoutScope = await issueKey(t.context.database.db, { scopes: allScopes.filter((scope) => scope !== 'product-content:read') });
+  for (const key of [await issueKey(t.context.database.db, { account: 'acme', scopes: allScopes }), await issueKey(t.context.database.db, { scopes: allScopes, shops: ['cz'] }), withoutScope]) {
     const stranger = await legacy(t.context.two, key);
     try {
       const error = await t.throwsAsync(stranger.client.experimental.tasks.getTask(created.taskId));
@@ -185,6 +187,13 @@ test.serial('When another account or a credential of another shop asks for a tas
   }
   const row = await t.context.database.db('proposals').where({ draft_id: created.taskId }).first('status');
   t.is(row.status, 'awaiting_approval', 'nobody else withdrew it');
+  // The tool's scope alone is enough: another demo credential holding only product-content:read sees the task.
+  const scopeOnly = await legacy(t.context.two, await issueKey(t.context.database.db, { scopes: ['product-content:read'] }));
+  try {
+    t.is((await scopeOnly.client.experimental.tasks.getTask(created.taskId)).status, 'working');
+  } finally {
+    await scopeOnly.client.close();
+  }
 });
 
 test.serial('When a client asks for no task (2025-11-25 and 2026-07-28), then the propose tool answers the draft as before and no task is recorded', async (t) => {
