@@ -11,6 +11,10 @@ import { applyCouponRemoval, applyCoupons } from '../../src/sync/apply/coupons.j
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { testParts } from '../helpers/service.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createSyncActivities } from '../../activities/sync.js';
 
 interface Context { database: TestDatabase; server: TestServer }
 const test = anyTest as TestFn<Context>;
@@ -287,4 +291,29 @@ test.serial('When a shop\'s coupons sync with a code another shop also has, or t
   t.falsy(await db('coupons').where({ shop_id: sk.id, code: skCodes[0] }).first('id'), 'the code no longer in the shop\'s set is removed');
   t.falsy(await db('coupons').where({ shop_id: sk.id, code: skCodes[1] }).first('id'));
   t.is(JSON.stringify(await db('coupons').where({ shop_id: cz.id }).orderBy('code').select('*')), czBefore, 'no coupon of cz changed');
+});
+
+test.serial('When a shop\'s sync keeps failing, then /stores says since when: the first failure\'s instant stays through the retries, and a completed run clears it', async (t) => {
+  const { db } = t.context.database;
+  const shop = (await findSyncShop(db, 'demo', 'pl'))!;
+  // The shop refuses every batch (the seam runs inside each batch's transaction, so nothing is stored).
+  const activities = createSyncActivities({ db, platforms: testParts(db).platforms, beforeSyncCommit: async () => { throw new Error('the shop refused the read'); } });
+  // Quiet: each refused attempt is expected here.
+  const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+  const input = { shopId: shop.id, area: 'orders' as const, until: new Date(TEST_NOW.getTime() + 30 * 24 * HOUR).toISOString(), batchSize: 50 };
+  const before = Date.now();
+  await t.throwsAsync(env.run(activities.syncShopArea, input), { message: /refused/ });
+  const first = await db('shops').where({ id: shop.id }).first('sync_error', 'sync_error_at');
+  t.is(first.sync_error, 'orders: the shop refused the read');
+  t.true(first.sync_error_at.getTime() >= before - 1_000 && first.sync_error_at.getTime() <= Date.now() + 1_000, 'a first failure is failing since now');
+  // Failing since a fixed morning; the retry fails again: still failing since that morning.
+  await db('shops').where({ id: shop.id }).update({ sync_error_at: new Date('2026-11-20T08:00:00.000Z') });
+  await t.throwsAsync(env.run(activities.syncShopArea, input), { message: /refused/ });
+  const key = await issueKey(db);
+  const failing = (await api(t.context.server, '/stores', key)).body.data.find((s: { code: string }) => s.code === 'pl');
+  t.deepEqual({ error: failing.sync.error, failingSince: failing.sync.failingSince }, { error: 'orders: the shop refused the read', failingSince: '2026-11-20T08:00:00.000Z' });
+  // A completed run (up to where the shop already was) clears both.
+  await activities.completeShopSync({ shopId: shop.id, until: failing.sync.lastSyncedAt ?? TEST_NOW.toISOString() });
+  const cleared = (await api(t.context.server, '/stores', key)).body.data.find((s: { code: string }) => s.code === 'pl');
+  t.like(cleared.sync, { error: null, failingSince: null });
 });

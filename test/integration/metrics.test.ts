@@ -98,6 +98,20 @@ test('When the service has work waiting, then /metrics reads it from Postgres: o
   t.is(sample(after, 'outbox_backlog_events'), undispatched + 1);
 });
 
+test('When one area of a shop is behind the others, then its sync lag is the age of that least current area', async (t) => {
+  const { open, database } = t.context;
+  const { db } = database;
+  const account = await db('accounts').where('code', 'demo').first();
+  const pl = await db('shops').where({ account_id: account.id, code: 'pl' }).first();
+  const areas = await db('sync_checkpoints').where({ shop_id: pl.id }).pluck('area');
+  t.true(areas.length >= 2, 'the shop has several synced areas');
+  // Every area current to ten minutes ago, one of them two hours behind: the shop is synced only up to two hours ago.
+  await db('sync_checkpoints').where({ shop_id: pl.id }).update({ through: db.raw("now() - interval '10 minutes'") });
+  await db('sync_checkpoints').where({ shop_id: pl.id, area: areas[0] }).update({ through: db.raw("now() - interval '2 hours'") });
+  const lag = sample(await (await fetch(`${open.baseUrl}/metrics`)).text(), 'sync_lag_seconds', { account: 'demo', shop: 'pl' });
+  t.true(lag !== undefined && lag >= 2 * 60 * 60 && lag < 2 * 60 * 60 + 60, `lag ${lag} s is the two hours of the least current area, not the ten minutes of the others`);
+});
+
 test('When METRICS_TOKEN is set, then /metrics needs it as a bearer token; in production without one it does not exist', async (t) => {
   const { guarded, hidden } = t.context;
   const none = await fetch(`${guarded.baseUrl}/metrics`);

@@ -212,7 +212,7 @@ test.serial('When a claims-settings proposal is approved, then the setting is wr
   t.is((await db('claims_settings').where({ shop_id: a.shop.id }).first()).settings.refundOptions.couponInForm, now.refundOptions.couponInForm);
 });
 
-test.serial('When texts are proposed in autonomous mode, then they are written at once with source autonomous; identical stored text emits nothing', async (t) => {
+test.serial('When product or category texts are proposed in autonomous mode, then they are written at once with source autonomous; identical stored text emits nothing', async (t) => {
   const { db } = t.context.database;
   const a = await author(t, 'pl', 'autonomous');
   const [code] = await products(db, a.shop.id, 1);
@@ -227,6 +227,17 @@ test.serial('When texts are proposed in autonomous mode, then they are written a
   t.is(events.length, 1);
   t.is(events[0].data.source, 'autonomous');
   t.deepEqual(events[0].data.changed_fields, ['metaTitle'], 'the description the shop stored is the old one: not a change');
+
+  // Category texts are texts too (D13): written at once, announced with source autonomous.
+  const cat = await author(t, 'sk', 'autonomous');
+  const guid = (await db('categories').where({ shop_id: cat.shop.id }).orderBy('guid').offset(3).first('guid')).guid;
+  const cc = (await getCategoryContent(db, cat.shop.id, guid))!;
+  const catDraft = await createTextProposal(db, cat, 'category', [{ id: guid, fingerprint: cc.fingerprint, fields: { metaTitle: 'Autonomní titulek' } }], null, await clock(t));
+  t.is(await completed(await start(t, catDraft)), 'written');
+  t.is((await getDraft(db, t.context.accountId, null, catDraft)).decision!.by, 'autonomous');
+  const catEvents = await db('outbox_events').where({ event_type: 'category_content.changed', resource_id: guid });
+  t.is(catEvents.length, 1);
+  t.like(catEvents[0].data, { entity: 'category', source: 'autonomous', source_run_id: catDraft, changed_fields: ['metaTitle'] });
 
   // The dictionary never goes autonomous: it waits for a person.
   const skA = await author(t, 'sk', 'autonomous');
