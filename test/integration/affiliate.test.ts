@@ -15,6 +15,7 @@ import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop } from '../../src/sync/shops.js';
 import { get } from '../helpers/rest.js';
 import { shopOf } from '../helpers/shops.js';
+import { rowForInsert } from '../helpers/db.js';
 import { roundDecimal } from '../helpers/oracles.js';
 
 const test = appTest({ scopes: ['affiliate:read'] });
@@ -377,7 +378,7 @@ test('When every affiliate read is scanned, then no bank account, tax id or (wit
   }
 });
 
-test('When a tracked link is generated, then it goes through the portal redirect to the target and stores nothing; bad targets are clear errors', async (t) => {
+test.serial('When a tracked link is generated, then it goes through the portal redirect to the target and stores nothing; bad targets are clear errors', async (t) => {
   const db = t.context.database.db;
   const shop = await shopOf(t.context.database.db, 'demo', 'sk');
   const partner = await db('affiliate_partners').where({ account_id: shop.accountId, state: 'approved' }).orderBy('id').first('id', 'handle');
@@ -397,6 +398,17 @@ test('When a tracked link is generated, then it goes through the portal redirect
   t.is(missing.body.error.code, 'MISSING_PARAMETER');
   const unknown = await get(t, `/affiliate/links/generate?market=sk&partnerId=${partner.id}&target=product&productCode=NOPE-0`);
   t.is(unknown.status, 404);
+  // A product only another shop of the account sells is not this shop's: 404, though the code exists.
+  const cz = await shopOf(db, 'demo', 'cz');
+  const czRow = await db('products').where({ shop_id: cz.id }).orderBy('id').first();
+  const [czOnly] = await db('products').insert({ ...rowForInsert(czRow, ['id']), code: 'G16-CZ-ONLY' }).returning('id');
+  try {
+    const elsewhere = await get(t, `/affiliate/links/generate?market=sk&partnerId=${partner.id}&target=product&productCode=G16-CZ-ONLY`);
+    t.is(elsewhere.status, 404, JSON.stringify(elsewhere.body));
+    t.is(elsewhere.body.error.code, 'NOT_FOUND');
+  } finally {
+    await db('products').where({ id: czOnly.id }).delete();
+  }
   const badTarget = await get(t, `/affiliate/links/generate?market=sk&partnerId=${partner.id}&target=blog`);
   t.is(badTarget.status, 400);
   const waiting = await db('affiliate_partners').where({ account_id: shop.accountId, state: 'waiting' }).first('id');

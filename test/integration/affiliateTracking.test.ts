@@ -129,6 +129,26 @@ test('When the handle is unknown, then the answer is a plain 404 page without a 
   t.is(shop.status, 404);
 });
 
+test('When the handle is another account\'s approved partner, then this portal answers the plain 404 and records nothing; the same handle of its own account redirects', async (t) => {
+  const db = t.context.database.db;
+  const acme = await db('accounts').where({ code: 'acme' }).first('id');
+  const handle = `OTHERACC${Math.floor(Math.random() * 1e6)}`;
+  const [other] = await db('affiliate_partners').insert({
+    account_id: acme.id, handle, state: 'approved', state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
+  }).returning('id');
+  const res = await browserGet(t, `${prefix}/r/${handle.toLowerCase()}`, { 'User-Agent': 'other account handle' });
+  t.is(res.status, 404);
+  t.is(res.headers.location, undefined);
+  t.is((await db('affiliate_clicks').where({ partner_id: other.id })).length, 0);
+  const [own] = await db('affiliate_partners').insert({
+    account_id: t.context.accountId, handle, state: 'approved', state_changed_at: TEST_NOW, kind: 'blogger', language: 'sk', registered_at: TEST_NOW,
+  }).returning('id');
+  const mine = await browserGet(t, `${prefix}/r/${handle.toLowerCase()}`, { 'User-Agent': 'other account handle' });
+  t.is(mine.status, 302);
+  t.is((await db('affiliate_clicks').where({ partner_id: own.id })).length, 1);
+  t.is((await db('affiliate_clicks').where({ partner_id: other.id })).length, 0);
+});
+
 test('When a partner is not approved, then the link still takes the shopper to the shop but records no click and no attribution', async (t) => {
   const db = t.context.database.db;
   const p = await newPartner(t, 'suspended');

@@ -46,6 +46,38 @@ test.serial('When a customer has 21 documents, then the customer page\'s activit
   }
 });
 
+test.serial('When the same customer has a claim and a document in another shop, then each shop\'s activity shows only its own', async (t) => {
+  const db = t.context.database.db;
+  const cz = await shopId(db, 'demo', 'cz');
+  const sk = await shopId(db, 'demo', 'sk');
+  const claim = await db('claims').where({ shop_id: cz }).whereNotNull('customer_email_hash').orderBy('opened_at', 'desc').first();
+  const doc = await db('documents').where({ shop_id: cz, customer_email_hash: claim.customer_email_hash }).first();
+  const key = claim.customer_email_hash as string;
+  const ids: { claims: number[]; documents: number[] } = { claims: [], documents: [] };
+  try {
+    // The same person (same pseudonym) in sk: a claim and a document under codes no demo row has.
+    const [c] = await db('claims').insert({ ...rowForInsert(claim, ['id']), tags: claim.tags, shop_id: sk, code: 'G15-SK-CLAIM' }).returning('id');
+    ids.claims.push(c.id);
+    if (doc) {
+      const [d] = await db('documents').insert({ ...rowForInsert(doc, ['id', 'business_date', 'number_search', 'customer_search']), shop_id: sk, code: 'G15-SK-DOC' }).returning('id');
+      ids.documents.push(d.id);
+    }
+    const inCz = await customerActivity(db, cz, key, false);
+    const czClaims = await db('claims').where({ shop_id: cz, customer_email_hash: key }).orderBy('opened_at', 'desc').limit(20).pluck('code');
+    t.true(czClaims.length > 0);
+    t.deepEqual(inCz.claims.map((x) => x.code).sort(), [...czClaims].sort());
+    t.false(inCz.claims.some((x) => x.code === 'G15-SK-CLAIM'));
+    t.false(inCz.documents.some((x) => x.code === 'G15-SK-DOC'));
+    const inSk = await customerActivity(db, sk, key, false);
+    t.true(inSk.claims.some((x) => x.code === 'G15-SK-CLAIM'));
+    t.false(inSk.claims.some((x) => x.code === claim.code));
+    if (doc) t.true(inSk.documents.some((x) => x.code === 'G15-SK-DOC'));
+  } finally {
+    await db('claims').whereIn('id', ids.claims).delete();
+    await db('documents').whereIn('id', ids.documents).delete();
+  }
+});
+
 test('When the directory is read with every scope, then each row carries identity, personal data, gender and money per currency equal to the raw orders', async (t) => {
   const res = await get(t, '/customers?market=sk&limit=20');
   t.is(res.status, 200, JSON.stringify(res.body));

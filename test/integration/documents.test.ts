@@ -248,6 +248,13 @@ test('When a PDF is read twice and rendered again, then the bytes are identical,
     const text = await pdfText(first.body.data.base64);
     t.true(text.includes(invoice.code), `${market}: number in the PDF`);
     t.true(text.includes(`${invoice.totalWithVat.amount} ${invoice.currency}`), `${market}: total in the PDF`);
+    // The totals line prints the stored base without VAT and the VAT, each in the document's currency (labels of pdf.ts's languages).
+    const raw = await db('documents').where({ shop_id: await shopId(db, 'demo', market), type: 'invoice', code: invoice.code }).first('total_without_vat', 'total_vat', 'total_with_vat', 'currency');
+    t.not(raw.total_without_vat, raw.total_with_vat);
+    const [base, vat] = ({ sk: ['Základ', 'DPH'], cz: ['Základ', 'DPH'], hu: ['Nettó', 'ÁFA'], pl: ['Netto', 'VAT'] } as Record<string, string[]>)[market];
+    const flat = text.replace(/\s+/g, ' ');
+    const currency = String(raw.currency).trim();
+    t.true(flat.includes(`${base}: ${raw.total_without_vat} ${currency} ${vat}: ${raw.total_vat} ${currency}`), `${market}: base ${raw.total_without_vat} and VAT ${raw.total_vat} in the PDF`);
     const shopName = (await db('shops').where({ id: await shopId(t.context.database.db, 'demo', market) }).first('name')).name;
     t.true(text.includes(shopName), `${market}: shop name with its own characters (${shopName})`);
     // Rendering again from the stored document gives the very same bytes (nothing depends on the time of rendering).

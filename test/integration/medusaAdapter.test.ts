@@ -13,6 +13,7 @@ import { allScopes } from '../../src/auth/scopes.js';
 import { lazyTemporalAccess } from '../../src/entry/compose.js';
 import { AppError } from '../../src/errors.js';
 import { connectMedusaShop } from '../../src/platforms/medusa/connection.js';
+import { ORDER_FIELDS, toOrder, type MedusaOrder as MedusaOrderRecord } from '../../src/platforms/medusa/records.js';
 import { connectShop } from '../../src/setup/setup.js';
 import type { PlatformRegistry } from '../../src/platforms/registry.js';
 import type { ShopPlatformAdapter } from '../../src/platforms/types.js';
@@ -204,6 +205,14 @@ test.serial('When the shop is synced, then products, categories, stock, shipment
       t.true(p.active);
     }
   }
+  // A second warehouse of the same Medusa that is not the shop's (no link to its sales channel) holds 7 mugs S: they
+  // are not the shop's stock, before or after a sync.
+  const { stock_location: other } = await medusa.admin<{ stock_location: { id: string } }>('POST', '/admin/stock-locations', { name: 'Other shop warehouse (G12)' });
+  const mugItem = seededVariant(seed, 'MUG-BLUE-S').inventoryItemId;
+  await medusa.admin('POST', `/admin/inventory-items/${mugItem}/location-levels`, { location_id: other.id, stocked_quantity: 7 });
+  const { inventory_levels: otherLevels } = await medusa.admin<{ inventory_levels: any[] }>('GET', `/admin/inventory-items/${mugItem}/location-levels?location_id=${other.id}`);
+  t.is(otherLevels[0].stocked_quantity, 7);
+  await syncNow(t);
   // Stock per item at the shop's location: the seed stocks 40 mugs S and the first order reserved then shipped 2.
   for (const sku of ['MUG-BLUE-S', 'TEA-GREEN-250']) {
     const variant = seededVariant(seed, sku);
@@ -215,6 +224,10 @@ test.serial('When the shop is synced, then products, categories, stock, shipment
   t.is(mug.physical, '38.000', '40 stocked, 2 shipped in the first order');
   const tea250 = (await rest(t, `/inventory/stock?market=${SHOP}&code=${seededVariant(seed, 'TEA-GREEN-250').sku}`)).body.data;
   t.like(tea250, { physical: '30.000', reserved: '3.000', available: '27.000' }, 'the authorised order of 3 reserves them');
+  // Medusa removes a level only when nothing is stocked there.
+  await setStockLevel(medusa, mugItem, other.id, 0);
+  await medusa.admin('DELETE', `/admin/inventory-items/${mugItem}/location-levels/${other.id}`);
+  await medusa.admin('DELETE', `/admin/stock-locations/${other.id}`);
 
   const shipped = seed.orders[0];
   const order = (await rest(t, `/orders/${shipped.displayId}?market=${SHOP}`)).body.data;
@@ -229,6 +242,20 @@ test.serial('When the shop is synced, then products, categories, stock, shipment
   t.is(availabilities.status, 200, JSON.stringify(availabilities.body));
   t.like(availabilities.body.meta, { manageable: false, reason: 'PLATFORMA' });
   t.deepEqual(availabilities.body.data, []);
+});
+
+test.serial('When a Medusa line\'s price is tax-exclusive, then the stored price with VAT adds the line\'s tax rate; a tax-inclusive price is the price with VAT as it is', async (t) => {
+  const { seed, medusa } = t.context;
+  // The seed's EUR order: one mug L at 12.50 EUR (MEDUSA_SEED); its line read from Medusa, then given a 20 % tax line.
+  const { order } = await medusa.admin<{ order: MedusaOrderRecord }>('GET', `/admin/orders/${seed.orders[1].id}?fields=${ORDER_FIELDS}`);
+  t.is(order.currency_code, 'eur');
+  t.is(order.items!.length, 1);
+  t.is(Number(order.items![0].unit_price), 12.5);
+  const withLine = (inclusive: boolean): MedusaOrderRecord => ({ ...order, items: order.items!.map((i) => ({ ...i, is_tax_inclusive: inclusive, tax_lines: [{ rate: 20 }] })) });
+  const exclusive = toOrder(withLine(false), {}).items[0];
+  t.like(exclusive, { vatRate: 20, unitPriceWithVatMinor: 1500, unitPriceWithoutVatMinor: 1250 }, '12.50 + 20 % = 15.00 with VAT');
+  const inclusive = toOrder(withLine(true), {}).items[0];
+  t.like(inclusive, { vatRate: 20, unitPriceWithVatMinor: 1250, unitPriceWithoutVatMinor: 1042 }, '12.50 with VAT is 10.42 without (12.50 / 1.2 = 10.4166…)');
 });
 
 test.serial('When an MCP client lists the Medusa shop\'s orders, then it gets what REST gets', async (t) => {

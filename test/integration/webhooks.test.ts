@@ -12,7 +12,7 @@ import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createWorker } from '../../src/entry/compose.js';
 import { testWorkerDeps } from '../helpers/service.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
-import { deleteEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
+import { deleteEndpoint, disableEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
 import { purgeDeliveryLog } from '../../src/webhooks/retention.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
@@ -83,8 +83,14 @@ test.serial('When events are recorded, then each subscribed endpoint whose shop 
   const b = await makeEndpoint(db, t.context.settings, { url: skOrders.url, events: ['order.created'], shops: ['sk'], name: 'sk orders' });
   const c = await makeEndpoint(db, t.context.settings, { url: czOnly.url, events: ['order.created', 'order.paid'], shops: ['cz'], name: 'cz' });
   [all.secret, skOrders.secret, czOnly.secret] = [a.secret, b.secret, c.secret];
+  // A paused endpoint keeps collecting its deliveries; a disabled one gets nothing (SPEC webhooks).
+  const [pausedReceiver, disabledReceiver] = [await receiver(t), await receiver(t)];
+  const p = await makeEndpoint(db, t.context.settings, { url: pausedReceiver.url, events: 'all', shops: 'all', name: 'paused' });
+  const d = await makeEndpoint(db, t.context.settings, { url: disabledReceiver.url, events: 'all', shops: 'all', name: 'disabled' });
+  await db('webhook_endpoints').where({ id: p.id }).update({ state: 'paused', paused_at: new Date(), pause_reason: 'consecutive_failures' });
 
   const account = await accountId(db);
+  await disableEndpoint(db, account, d.id);
   const sk = (await findShopByCode(db, account, 'sk'))!;
   const created = await recordEvent(db, { accountId: account, shop: { id: sk.id, code: 'sk' }, type: 'order.created', resource: { id: 'F1' }, data: { order_code: 'F1' }, occurredAt: new Date() });
   const paid = await recordEvent(db, { accountId: account, shop: { id: sk.id, code: 'sk' }, type: 'order.paid', resource: { id: 'F1' }, data: { order_code: 'F1' }, occurredAt: new Date() });
@@ -101,11 +107,12 @@ test.serial('When events are recorded, then each subscribed endpoint whose shop 
   await waitUntil(async () => (await db('outbox_events').whereIn('id', [created.id, paid.id]).whereNull('dispatched_at')).length === 0);
   t.is((await dispatchOutboxBatch(db)).deliveries, 0);
   const counts = await db('webhook_deliveries').whereIn('event_id', [created.eventId, paid.eventId]).select('endpoint_id').count<{ endpoint_id: string; count: string }[]>('* as count').groupBy('endpoint_id');
-  t.deepEqual(counts.map((r) => [String(r.endpoint_id), Number(r.count)]).sort(), [[a.id, 2], [b.id, 1]].sort());
+  t.deepEqual(counts.map((r) => [String(r.endpoint_id), Number(r.count)]).sort(), [[a.id, 2], [b.id, 1], [p.id, 2]].sort());
   await new Promise((r) => setTimeout(r, 300));
   t.is(all.requests.length, 2);
   t.is(czOnly.requests.length, 0, 'an event of a shop outside the scope is not sent');
-  for (const id of [a.id, b.id, c.id]) await deleteEndpoint(db, account, id);
+  t.is(disabledReceiver.requests.length, 0);
+  for (const id of [a.id, b.id, c.id, p.id, d.id]) await deleteEndpoint(db, account, id);
 });
 
 test.serial('When an account-level event (no shop) is recorded, then an endpoint limited to cz gets it and the cz event, and not the sk event', async (t) => {
