@@ -9,6 +9,7 @@ const SLOW_FIRST = [
   'contract/openapiFuzz', 'e2e/everyPage', 'integration/setup', 'integration/webhooksScaleOut', 'integration/medusaAdapter',
   'e2e/automations', 'integration/webhooksDirect', 'integration/webhooks', 'workflows/proposalCrash', 'workflows/syncCrash',
   'workflows/demoDataLoad', 'integration/shippingRollups', 'integration/liveSync', 'integration/webhooksCrash',
+  'integration/automationsRuns', 'workflows/syncSchedules',
 ];
 
 function rank(file) {
@@ -20,7 +21,7 @@ export default {
   files: ['dist/test/**/*.test.js'],
   timeout: '3m',
   workerThreads: false,
-  // Three files at once on two cores: many files wait on Temporal, Postgres or child processes (Q15).
-  concurrency: 3,
+  // Four files at once on two cores: many files wait on Temporal, Postgres or child processes (Q15).
+  concurrency: 4,
   sortTestFiles: (a, b) => rank(a) - rank(b) || a.localeCompare(b, [], { numeric: true }),
 };
