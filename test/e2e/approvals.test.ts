@@ -93,6 +93,12 @@ test.serial('When a person approves and rejects proposals on the Approvals page,
   await second.locator('button[value=reject]').click();
   await page.waitForSelector('p.error');
   t.regex(await page.innerText('p.error'), /reason/);
+  // A reason of spaces only is no reason either: refused, the proposal still undecided.
+  await page.locator(`article[data-draft-id="${rejected.draftId}"] input[name=reason]`).fill('   ');
+  await page.locator(`article[data-draft-id="${rejected.draftId}"] button[value=reject]`).click();
+  await page.waitForSelector('p.error');
+  t.regex(await page.innerText('p.error'), /A rejection needs a reason/);
+  t.is((await db('proposals').where({ draft_id: rejected.draftId }).first()).decided_by, null);
   await page.locator(`article[data-draft-id="${rejected.draftId}"] input[name=reason]`).fill('Príliš dlhé');
   await page.locator(`article[data-draft-id="${rejected.draftId}"] button[value=reject]`).click();
   await page.waitForSelector('#decision-outcome');

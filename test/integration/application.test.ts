@@ -237,6 +237,9 @@ test('When a person issues a key, then it carries at most their rights and shops
   // Scopes the person lacks are not even offered.
   t.notRegex(page.text, /value="purchase-prices:read"/);
   t.regex(page.text, /value="orders:read"/);
+  // A person limited to shops is not offered "all shops, also future ones": only their shops, "only these" chosen.
+  t.notRegex(page.text, /name="shopChoice" value="all"/);
+  t.regex(page.text, /name="shopChoice" value="some" checked/);
   const _csrf = csrfOf(page.text);
   const base = { _csrf, name: 'shop sk reader', interfaces: 'rest', expiresInDays: '30', writeMode: 'read_only' };
   const beyondScope = await client.post('/app/keys', { ...base, scopes: ['orders:read', 'purchase-prices:read'], shopChoice: 'some', shops: 'sk' });
@@ -674,4 +677,29 @@ test.serial('When the E-mails page holds exactly 50 e-mails, then it has no next
 
   t.is((await client.get('/app/emails?page=10000')).status, 200);
   for (const page of ['10001', '0', '-1', '1.5', 'x']) t.is((await client.get(`/app/emails?page=${page}`)).status, 400, `page=${page}`);
+});
+
+test('When a person changes their password with a repeat that differs, then it is refused and the old password still signs in', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db, { role: 'member', permissions: [] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(person.email, person.password);
+  const hash = (await db('people').where({ id: person.id }).first('password_hash')).password_hash as string;
+  const page = await client.get('/app/account');
+  const differ = await client.post('/app/account/password', {
+    _csrf: csrfOf(page.text), currentPassword: person.password, newPassword: 'a brand new passphrase 1', repeatPassword: 'a brand new passphrase 2',
+  });
+  t.is(differ.status, 400);
+  t.regex(differ.text, /The new passwords differ/);
+  t.is((await db('people').where({ id: person.id }).first('password_hash')).password_hash, hash, 'the stored password is unchanged');
+  t.is((await client.get('/app/account')).status, 200, 'the session goes on');
+
+  const same = await client.post('/app/account/password', {
+    _csrf: csrfOf(page.text), currentPassword: person.password, newPassword: 'a brand new passphrase 1', repeatPassword: 'a brand new passphrase 1',
+  });
+  t.is(same.status, 303);
+  t.is(same.headers.get('location'), '/app/sign-in');
+  t.not((await db('people').where({ id: person.id }).first('password_hash')).password_hash, hash);
+  const fresh = new FormClient(t.context.server.baseUrl);
+  t.is((await fresh.signIn(person.email, 'a brand new passphrase 1')).location, '/app');
 });

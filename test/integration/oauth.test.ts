@@ -188,6 +188,16 @@ test('When the person revokes the connection in the application, then the token 
   t.regex(page.text, /Test Assistant/);
   t.regex(page.text, /read_only/);
   const id = /data-connection-id="([^"]+)"/.exec(page.text)![1];
+  // A connection is one person's (D28): another owner of the same account neither sees it listed nor revokes it.
+  const colleague = await makePerson(t.context.database.db, { role: 'owner' });
+  const other = new FormClient(t.context.server.baseUrl);
+  await other.signIn(colleague.email, colleague.password);
+  const othersPage = await other.get('/app/connections');
+  t.is(othersPage.status, 200);
+  t.false(othersPage.text.includes(id), 'another person of the account does not see the connection');
+  t.is((await other.post(`/app/connections/${id}/revoke`, { _csrf: csrfOf(othersPage.text) })).status, 404);
+  t.is((await t.context.database.db('oauth_connections').where({ id }).first('revoked_at')).revoked_at, null);
+  t.true((await client.listTools()).tools.length > 0, 'the token still works after the colleague tried');
   t.is((await person.post(`/app/connections/${id}/revoke`, { _csrf: csrfOf(page.text) })).status, 303);
   const token = provider.savedTokens.access_token;
   const raw = await fetch(`${t.context.server.baseUrl}/api/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
@@ -378,4 +388,16 @@ test('When a client asks for some scopes, then the consent screen offers only th
   t.regex(consent.text, /value="orders:read" checked/);
   t.notRegex(consent.text, /value="reports:read" checked/, 'sensitive: unticked until the person ticks it');
   t.regex(consent.text, /Narrow Client/);
+
+  // SPEC "Authentication": reports, purchase prices, customer personal data, suppliers and purchasing, automation
+  // drafts (and the availability drafts) are sensitive: each marked and unticked; a plain read beside them ticked.
+  const sensitive = ['reports:read', 'purchase-prices:read', 'personal-data:read', 'purchasing:read', 'automations:write', 'availabilities:draft'];
+  const wide = await follow(person, `/oauth/authorize?${new URLSearchParams({ ...Object.fromEntries(query), scope: ['stores:read', ...sensitive].join(' '), state: 's2' })}`);
+  t.regex(wide.path, /^\/app\/consent\//);
+  t.deepEqual([...wide.text.matchAll(/name="scopes" value="([^"]+)"/g)].map((m) => m[1]).sort(), ['stores:read', ...sensitive].sort());
+  t.regex(wide.text, /value="stores:read" checked/);
+  for (const scope of sensitive) {
+    t.notRegex(wide.text, new RegExp(`value="${scope}" checked`), `${scope} unticked by default`);
+    t.regex(wide.text, new RegExp(`<label class="sensitive">\\s*<input type="checkbox" name="scopes" value="${scope}"`), `${scope} marked sensitive`);
+  }
 });
