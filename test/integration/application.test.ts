@@ -207,6 +207,7 @@ test('When a code is one 30-second step off it is accepted, two steps off it is 
   t.false(await check(60), 'two steps after');
   t.true(await check(-30), 'one step before');
   t.true(await check(30), 'one step after');
+  t.false(await check(30), 'the same code again in its step (a code works once)');
 });
 
 test('When the second step is locked after five wrong codes, then it stays locked for 15 minutes and opens at 15 minutes (S4)', async (t) => {
