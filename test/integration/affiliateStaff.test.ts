@@ -59,6 +59,15 @@ test.serial('When a manager approves a commission awaiting approval, then it is 
   const second = await client.post(`/app/affiliate/commissions/${c.id}/decide`, { _csrf: csrfOf(page.text), decision: 'approve', reason: '' });
   t.is(second.status, 409);
   t.regex(second.text, /STATE_CONFLICT/);
+  // A pending commission not awaiting a person (its return period still running, say) cannot be approved (AP2-3).
+  const early = await db('affiliate_conversions as cv').join('shops as s', 's.id', 'cv.shop_id')
+    .where({ 's.account_id': t.context.accountId, 's.code': 'sk', 'cv.commission_state': 'pending' }).whereNot('cv.state_reason', 'awaiting_manual_approval').whereNull('cv.payout_id')
+    .orderBy('cv.id').first('cv.id', 'cv.state_reason');
+  t.truthy(early, 'the demo has pending commissions not awaiting approval');
+  const refused = await client.post(`/app/affiliate/commissions/${early.id}/decide`, { _csrf: csrfOf(page.text), decision: 'approve', reason: '' });
+  t.is(refused.status, 409);
+  t.regex(refused.text, /STATE_CONFLICT/);
+  t.like(await db('affiliate_conversions').where({ id: early.id }).first('commission_state', 'state_reason', 'manual_decision'), { commission_state: 'pending', state_reason: early.state_reason, manual_decision: null });
 });
 
 test.serial('When a manager rejects without a reason, then it is refused; with a reason the commission is rejected and the sync\'s recomputation keeps the decision', async (t) => {
@@ -126,6 +135,14 @@ test.serial('When payouts are drawn up, confirmed and marked paid, then each ste
   const [payout] = drafts;
   t.is((await client.post(`/app/affiliate/payouts/${payout.id}/paid`, { _csrf: csrfOf(page.text), reference: 'x' })).status, 409, 'a draft is confirmed before it is paid');
   t.is((await client.post(`/app/affiliate/payouts/${payout.id}/confirm`, { _csrf: csrfOf(page.text) })).status, 200);
+  // Only a draft can be cancelled: a confirmed payout keeps its state and its commissions.
+  const lineCount = Number((await db('affiliate_conversions').where({ payout_id: payout.id }).count({ n: '*' }).first())!.n);
+  t.true(lineCount > 0);
+  const cancelConfirmed = await client.post(`/app/affiliate/payouts/${payout.id}/cancel`, { _csrf: csrfOf(page.text) });
+  t.is(cancelConfirmed.status, 409);
+  t.regex(cancelConfirmed.text, /STATE_CONFLICT/);
+  t.is((await db('affiliate_payouts').where({ id: payout.id }).first('state')).state, 'approved');
+  t.is(Number((await db('affiliate_conversions').where({ payout_id: payout.id }).count({ n: '*' }).first())!.n), lineCount);
   const paid = await client.post(`/app/affiliate/payouts/${payout.id}/paid`, { _csrf: csrfOf(page.text), reference: 'SEPA 2026-12-07' });
   t.is(paid.status, 200);
   const row = await db('affiliate_payouts').where({ id: payout.id }).first('state', 'paid_at', 'payment_reference');

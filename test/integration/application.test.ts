@@ -19,6 +19,7 @@ import { disablePerson, updatePerson } from '../../src/people/people.js';
 import { createSession } from '../../src/people/sessions.js';
 import { queueEmail } from '../../src/email/outbox.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
+import { waitUntil } from '../helpers/wait.js';
 
 interface Context {
   database: TestDatabase;
@@ -207,6 +208,31 @@ test('When a code is one 30-second step off it is accepted, two steps off it is 
   t.false(await check(60), 'two steps after');
   t.true(await check(-30), 'one step before');
   t.true(await check(30), 'one step after');
+  t.false(await check(30), 'the same code again in its step (a code works once)');
+});
+
+test('When one code is sent twice at the same moment, then only one use is accepted (O7: the stored step is a guard, not only a read)', async (t) => {
+  const { db } = t.context.database;
+  const person = await makePerson(db);
+  const now = new Date(Date.UTC(2026, 10, 27, 7, 0, 15));
+  const { secret } = await startTotpEnrolment(db, t.context.key, person.id);
+  await confirmTotpEnrolment(db, t.context.key, person.id, await generate({ secret, epoch: now.getTime() / 1000 - 90 }), new Date(now.getTime() - 90_000));
+  const code = await generate({ secret, epoch: now.getTime() / 1000 });
+  // Hold the person's row so both uses read the same last step and then queue on their updates.
+  const holder = await db.transaction();
+  try {
+    await holder('people').where({ id: person.id }).forUpdate().first('id');
+    const uses = [verifySecondFactor(db, t.context.key, person.id, code, now), verifySecondFactor(db, t.context.key, person.id, code, now)];
+    await waitUntil(async () => {
+      const waiting = await db.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'update "people"%'`);
+      return waiting.rows[0].n === 2;
+    }, 20_000);
+    await holder.commit();
+    t.deepEqual((await Promise.all(uses)).sort(), [false, true]);
+  } finally {
+    if (!holder.isCompleted()) await holder.rollback();
+  }
+  t.is(Number((await db('people').where({ id: person.id }).first('totp_last_step')).totp_last_step), Math.floor(now.getTime() / 30_000));
 });
 
 test('When the second step is locked after five wrong codes, then it stays locked for 15 minutes and opens at 15 minutes (S4)', async (t) => {

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { TestDatabase } from '../helpers/db.js';
 import { FormClient, makePerson, applicationServerTest, TEST_PASSWORD, csrfOf } from '../helpers/application.js';
 import type { TestServer } from '../helpers/server.js';
-import { invitePerson } from '../../src/people/invitations.js';
+import { acceptInvitation, invitePerson, openInvitation } from '../../src/people/invitations.js';
 import type { Person } from '../../src/people/model.js';
 import { findAccountByCode } from '../../src/queries/shops.js';
 
@@ -95,6 +95,14 @@ test('When an invitation is past its expiry, then its link is refused and nothin
   await db('person_invitations').where({ email }).update({ expires_at: new Date(Date.now() + 60_000) });
   const before = await invitee.get(sent.path!);
   t.is(before.status, 200);
+  // At the expiry instant itself the link is expired (U12), a millisecond before it still opens.
+  const token = sent.path!.split('/').pop()!;
+  const expiry = new Date(Date.UTC(2026, 10, 27, 12, 0, 0));
+  await db('person_invitations').where({ email }).update({ expires_at: expiry });
+  t.like(await openInvitation(db, token, new Date(expiry.getTime() - 1)), { ok: true });
+  t.deepEqual(await openInvitation(db, token, expiry), { ok: false, reason: 'expired' });
+  await t.throwsAsync(acceptInvitation(db, token, { password: TEST_PASSWORD }, expiry), { message: /expired/ });
+  t.is(await db('people').where({ email }).first(), undefined);
 
   await db('person_invitations').where({ email }).update({ expires_at: new Date(Date.now() - 1000) });
   const after = await invitee.get(sent.path!);
