@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The mutation habit as a command (issue 22 point 7): `npm run test:mutation -- <module>|all [--only <id>] [--no-baseline] [--fresh-template]`.
+// The mutation habit as a command (issue 22 point 7): `npm run test:mutation -- <module>|all [--only <id>] [--no-baseline] [--fresh-template] [--with-matrices]`.
 // Seeds the realistic bugs of test/mutation/mutations.json for <module> into the compiled code (dist/) one at a time,
 // runs the test files that must catch each, and prints what survived. StrykerJS could not drive this suite in
 // reasonable time on two cores (every mutant would need a tsc build, and each test file a migrated, demo-loaded
@@ -13,6 +13,20 @@ import pg from 'pg';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const say = (msg) => console.error(`[mutation] ${msg}`);
+
+/**
+ * `--with-matrices`: the registry- and route-driven matrix files, added to every mutation's own files. They are
+ * generic (every capability, every page), so a bug of any area meets them in `npm test` as well; an area's file list
+ * chosen by name would leave them out.
+ */
+const MATRIX_FILES = [
+  'dist/test/contract/isolation.test.js',
+  'dist/test/contract/shadowTenant.test.js',
+  'dist/test/contract/scopeMatrix.test.js',
+  'dist/test/contract/periodMatrix.test.js',
+  'dist/test/contract/filterMatrix.test.js',
+  'dist/test/integration/applicationPermissions.test.js',
+];
 
 if (!process.env.TEST_TEMPLATE_DB) {
   // Called directly: run again under the test orchestrator, which prepares the services and calls us back.
@@ -71,14 +85,16 @@ async function run(args) {
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : null;
   const baseline = !args.includes('--no-baseline');
   const fresh = args.includes('--fresh-template');
+  const withMatrices = args.includes('--with-matrices');
   const module = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--only');
   const list = JSON.parse(readFileSync(join(root, 'test/mutation/mutations.json'), 'utf8'));
   const modules = [...new Set(list.mutations.map((m) => m.module))];
   if (!module || (module !== 'all' && !modules.includes(module))) {
-    say(`usage: npm run test:mutation -- <module>|all [--only <id>] [--no-baseline] [--fresh-template]; modules: ${modules.join(', ')}`);
+    say(`usage: npm run test:mutation -- <module>|all [--only <id>] [--no-baseline] [--fresh-template] [--with-matrices]; modules: ${modules.join(', ')}`);
     return 2;
   }
-  const chosen = list.mutations.filter((m) => (module === 'all' || m.module === module) && (!only || only.includes(m.id)));
+  const chosen = list.mutations.filter((m) => (module === 'all' || m.module === module) && (!only || only.includes(m.id)))
+    .map((m) => (withMatrices ? { ...m, tests: [...new Set([...m.tests, ...MATRIX_FILES])] } : m));
   // Each mutation must still match the compiled code exactly once, or the list is stale (a renamed line).
   const stale = chosen.filter((m) => readFileSync(join(root, m.file), 'utf8').split(m.find).length !== 2);
   if (stale.length > 0) {
