@@ -468,4 +468,24 @@ test.serial('When a person has every permission but the one a route needs, then 
       t.false(res.text.includes('You need the permission'), route);
     }
   }
+  t.not(await rowsDigest(db), before, 'the actions that passed the guard changed rows, and the digest sees them');
+});
+
+test.serial('When an owner limited to cz opens People, then only cz is offered and no "all shops"; granting all shops or sk is refused and the person keeps their shops (U13)', async (t) => {
+  const db = t.context.database.db;
+  const owner = await signedIn(t, { role: 'owner', shops: ['cz'] });
+  const member = await makePerson(db, { role: 'member', permissions: [], shops: ['cz'] });
+  const page = await owner.client.get('/app/people');
+  t.is(page.status, 200);
+  t.deepEqual([...new Set([...page.text.matchAll(/name="shops" value="([^"]+)"/g)].map((m) => m[1]))], ['cz'], 'the invite and change forms offer only cz');
+  t.false(/name="shopChoice" value="all"/.test(page.text), 'no "all shops"');
+  const shopsOf = async () => db('people').where({ id: member.id }).first('all_shops', 'shop_codes');
+  for (const form of [{ shopChoice: 'all' }, { shopChoice: 'some', shops: ['cz', 'sk'] }] as Form[]) {
+    const res = await owner.client.post(`/app/people/${member.id}/update`, { _csrf: owner.csrf, role: 'member', ...form });
+    t.true(refusedByRule(res), `${JSON.stringify(form)}: ${res.status} ${res.headers.get('location') ?? ''}`);
+    t.deepEqual(await shopsOf(), { all_shops: false, shop_codes: ['cz'] });
+  }
+  const granted = await owner.client.post(`/app/people/${member.id}/update`, { _csrf: owner.csrf, role: 'member', permissions: 'reports', shopChoice: 'some', shops: 'cz' });
+  t.is(granted.status, 303, granted.text.slice(0, 300));
+  t.deepEqual(await db('people').where({ id: member.id }).first('permissions', 'all_shops', 'shop_codes'), { permissions: ['reports'], all_shops: false, shop_codes: ['cz'] });
 });
