@@ -212,8 +212,9 @@ test.before(async (t) => {
   });
   const documentId = (await db('affiliate_documents').where({ account_id: demo.id, key: 'partner-agreement' }).first('id')).id;
   const versionId = (await db('affiliate_document_versions').where({ document_id: documentId, status: 'draft' }).first('id')).id;
-  const payout = await db('affiliate_payouts').where({ account_id: demo.id, shop_id: cz }).orderBy('id').first('id');
-  const conversion = await db('affiliate_conversions').where({ shop_id: cz }).orderBy('id').first('id');
+  // A payout and a commission still waiting for a decision where there is one, so a missing guard would decide them.
+  const payout = await db('affiliate_payouts').where({ account_id: demo.id, shop_id: cz }).orderByRaw(`state = 'requested' desc, id`).first('id');
+  const conversion = await db('affiliate_conversions').where({ shop_id: cz }).orderByRaw(`commission_state = 'pending' desc, id`).first('id');
   const partner = await db('affiliate_partners').where({ account_id: demo.id }).orderBy('id').first('id');
   const czCustomer = await db('customer_rollups').where({ shop_id: cz }).orderBy('customer_key').first('customer_key');
   const czInvoice = await db('documents').where({ shop_id: cz, type: 'invoice', pdf_available: true }).orderBy('id').first('code');
