@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { createApp } from '../../api/app.js';
 import type { ApplicationOptions } from '../../api/app/index.js';
 import { createHttpServer } from '../../api/http/server.js';
@@ -22,13 +23,17 @@ export function testApplicationOptions(overrides: Partial<ApplicationOptions> = 
   return { key, secretsKey: () => key, allowLoopback: true, resolve: systemResolver, signInAttemptsPerWindow: 1000, registrationsPerMinute: 1000, ...overrides };
 }
 
-/** Starts the whole HTTP app (REST, MCP, /app) with the real clock: sessions, TOTP and tokens need real time. */
-export async function startApplicationServer(db: Db, application: ApplicationOptions, mcp?: McpOptions, writes: WriteDeps = {}): Promise<TestServer> {
+/**
+ * Starts the whole HTTP app (REST, MCP, /app) with the real clock: sessions, TOTP and tokens need real time. `app` is
+ * the Express app it serves (its router stack lists the routes it registers).
+ */
+export async function startApplicationServer(db: Db, application: ApplicationOptions, mcp?: McpOptions, writes: WriteDeps = {}): Promise<TestServer & { app: Express }> {
   const app = createApp(testAppDeps(db, () => new Date(), writes, { mcp, application }));
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    app,
     baseUrl: `http://127.0.0.1:${port}`,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

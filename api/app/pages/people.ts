@@ -25,9 +25,10 @@ export function peopleRoutes(deps: ApplicationDeps): Router {
 
   const page = async (req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) => {
     const person = currentPerson(res);
-    const [people, shops, invitations] = await Promise.all([listPeople(db, person.accountId, deps.now()), listShops(db, person.accountId, null), listInvitations(db, person.accountId, deps.now())]);
+    // A person limited to some shops is offered only those, and never "all shops" (U13: no one grants beyond their own rights).
+    const [people, shops, invitations] = await Promise.all([listPeople(db, person.accountId, deps.now()), listShops(db, person.accountId, person.shopCodes), listInvitations(db, person.accountId, deps.now())]);
     const done = typeof req.query.done === 'string' ? DONE[req.query.done] ?? null : null;
-    renderPage(res, 'people', { title: 'People', people, shops: shops.map((s) => ({ code: s.code, name: s.name })), roles, permissions, invitations, selfId: person.id, notice: done, error: null, invite: null, ...extra }, status);
+    renderPage(res, 'people', { title: 'People', people, shops: shops.map((s) => ({ code: s.code, name: s.name })), roles, permissions, invitations, selfId: person.id, allShopsAllowed: person.shopCodes === null, notice: done, error: null, invite: null, ...extra }, status);
   };
 
   router.get('/people', ...owner, async (req, res) => page(req, res));
@@ -64,11 +65,15 @@ export function peopleRoutes(deps: ApplicationDeps): Router {
     await revokeInvitation(db, currentPerson(res).accountId, String(req.params.id), deps.now());
     res.redirect(303, '/app/people?done=revoke');
   });
-  router.post('/people/:id/update', ...owner, act('update', (req, res, id) => updatePerson(db, currentPerson(res).accountId, id, {
-    role: field(req.body, 'role') as never,
-    permissions: fields(req.body, 'permissions'),
-    shops: field(req.body, 'shopChoice') === 'all' ? null : fields(req.body, 'shops'),
-  })));
+  router.post('/people/:id/update', ...owner, act('update', (req, res, id) => {
+    const shops = field(req.body, 'shopChoice') === 'all' ? null : fields(req.body, 'shops');
+    // As for invitations (U13): an owner limited to some shops grants neither "all shops" nor a shop they do not see.
+    const own = currentPerson(res).shopCodes;
+    if (own && shops === null) throw new AppError('INSUFFICIENT_SCOPE', 'You cannot grant all shops: you see only some.', { param: 'shops' });
+    const outside = own && shops ? shops.filter((c) => !own.has(c)) : [];
+    if (outside.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `You cannot grant shops you do not see: ${outside.join(', ')}.`, { param: 'shops' });
+    return updatePerson(db, currentPerson(res).accountId, id, { role: field(req.body, 'role') as never, permissions: fields(req.body, 'permissions'), shops });
+  }));
   router.post('/people/:id/disable', ...owner, act('disable', (_req, res, id) => disablePerson(db, currentPerson(res).accountId, id)));
   router.post('/people/:id/reset-second-factor', ...owner, act('reset', (_req, res, id) => resetSecondFactor(db, currentPerson(res).accountId, id)));
   return router;
