@@ -394,3 +394,39 @@ for (const fieldScope of FIELD_SCOPES) {
     done();
   });
 }
+
+// ---------- 3. Searching by a field the key may not see ----------
+
+/**
+ * Lists that take a text search and carry personal data: a search must not match what the key cannot read. The
+ * personal fields each one searches, as its parameter's description says: documents by the customer's name or
+ * company; the directory by name, company or e-mail.
+ */
+const SEARCHED: Record<string, readonly string[]> = { 'invoices.search': ['lastName'], 'credit_notes.search': ['lastName'], 'customers.list': ['lastName', 'email'] };
+const personalSearches = reads.filter((c) => isRestCapability(c) && ('query' in c.params.shape || 'search' in c.params.shape)
+  && Object.values(c.fieldScopes ?? {}).includes('personal-data:read'));
+
+test('When a key lacks personal-data:read, then a search by a customer\'s last name or e-mail finds nothing, while the full key finds that very record', async (t) => {
+  const { check, done } = collector(t);
+  t.deepEqual(personalSearches.map((c) => c.name).sort(), Object.keys(SEARCHED).sort(), 'the searchable lists with personal data');
+  const without = t.context.lacking.get('personal-data:read')!.key;
+  await mapLimit(personalSearches as RestCapability[], 3, async (c) => {
+    const param = 'query' in c.params.shape ? 'query' : 'search';
+    const listed = await api(t.context.server, restPath(c, argsOf(t, c)), t.context.full);
+    for (const field of SEARCHED[c.name]) {
+      const fieldPath = Object.keys(c.fieldScopes!).find((p) => p.split('.').pop() === field)!;
+      const valueOf = (record: unknown) => fieldPath.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | null)?.[k], record);
+      const value = (listed.body.data as unknown[]).map(valueOf).find((v): v is string => typeof v === 'string' && v.length >= 4);
+      if (!value) {
+        check(false, `${c.name}: no record with a ${field} to search for`);
+        continue;
+      }
+      const args = { ...argsOf(t, c), [param]: value };
+      const found = await api(t.context.server, restPath(c, args), t.context.full);
+      check(found.status === 200 && (found.body.data as unknown[]).some((r) => valueOf(r) === value), `${c.name} full key: ${param}=${field} finds no record with it`);
+      const hidden = await api(t.context.server, restPath(c, args), without);
+      check(hidden.status === 200 && (hidden.body.data as unknown[]).length === 0, `${c.name} without personal-data:read: ${param}=${field} finds ${(hidden.body.data as unknown[] | undefined)?.length} record(s)`);
+    }
+  });
+  done();
+});
