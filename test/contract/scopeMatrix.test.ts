@@ -430,3 +430,35 @@ test('When a key lacks personal-data:read, then a search by a customer\'s last n
   });
   done();
 });
+
+// ---------- 4. Field scopes of a write's answer ----------
+
+test('When a key lacking personal-data:read decides a code request, then the queued e-mail\'s subject is absent from the answer (structuredContent and text), and present for the full key', async (t) => {
+  const { check, done } = collector(t);
+  const db = t.context.database.db;
+  const declared = capabilities.find((c) => c.mcpTool === 'affiliate_code_requests_decide')!.fieldScopes ?? {};
+  t.deepEqual(declared, { 'email.subject': 'personal-data:read' });
+  // Two pending requests of shop sk: one decided by each credential (a rejection only changes the request, and queues an e-mail in the outbox).
+  const pending = await db('affiliate_code_requests as r').join('shops as s', 's.id', 'r.shop_id').join('accounts as a', 'a.id', 's.account_id')
+    .where({ 'a.code': 'demo', 's.code': 'sk', 'r.state': 'pending' }).orderBy('r.id').limit(2).pluck('r.id');
+  t.is(pending.length, 2);
+  for (const [who, secret, requestId] of [['without', t.context.lacking.get('personal-data:read')!.key, pending[0]], ['full', t.context.full, pending[1]]] as const) {
+    const client = await connectModern(t.context.server, secret);
+    try {
+      const result = await client.callTool({ name: 'affiliate_code_requests_decide', arguments: { market: 'sk', requestId: String(requestId), decision: 'reject', reason: 'Scope matrix test' } }) as { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: { data: { email: Record<string, unknown> } } };
+      check(!result.isError, `${who}: ${result.content[0]?.text?.slice(0, 200)}`);
+      for (const [via, data] of [['structuredContent', result.structuredContent?.data], ['text', (JSON.parse(result.content[0].text!) as { data: unknown }).data]] as const) {
+        check(typeof (data as { email?: unknown } | undefined)?.email === 'object', `${who} ${via}: the e-mail is described`);
+        check(fieldPresent(data, ['email', 'subject']) === (who === 'full'), `${who} ${via}: email.subject ${who === 'full' ? 'absent' : 'present'}: ${JSON.stringify(data).slice(0, 300)}`);
+        // By name too: nothing personal anywhere (the `email` object is the outbox record; its address is never returned).
+        if (who === 'without') {
+          const found = sensitiveFound(data, 'personal-data:read').filter((p) => !(p === '.email' && typeof (data as { email: unknown }).email === 'object'));
+          check(found.length === 0, `${who} ${via}: personal fields at ${found.join(', ')}`);
+        }
+      }
+    } finally {
+      await client.close();
+    }
+  }
+  done();
+});
