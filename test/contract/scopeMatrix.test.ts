@@ -10,7 +10,9 @@
  *   4. for the field scopes (personal data, purchase prices, reports, claims settings, conversations) every field under
  *      that scope is absent — by the registry's `fieldScopes` and by the field NAMES SPEC.md gives — anywhere in the
  *      answer of every read (lists, single records, nested objects; REST, MCP structuredContent and MCP text), while
- *      the full key gets the declared fields on at least one record.
+ *      the full key gets the declared fields on at least one record;
+ *   5. a search by a personal field (last name, e-mail) finds nothing without personal-data:read, and a write's answer
+ *      (affiliate_code_requests_decide) is projected like a read.
  */
 import type { ExecutionContext } from 'ava';
 import fs from 'node:fs';
