@@ -509,20 +509,24 @@ test('When every enum or boolean filter is called with each of its values (REST 
     const capability = byName.get(capabilityName)!;
     const values = enumValues(paramSchema(capability, param))!;
     const key = KEYS[capabilityName];
-    return interfacesOf(capability).map((via) => async () => {
+    // REST (where the capability has a path) is compared with the unfiltered answer; MCP then with REST value by value.
+    return [async () => {
+      const [first, ...others] = interfacesOf(capability);
       const counts = new Map<string, number>();
+      const byValue = new Map<string, string[]>();
       for (const variant of entry.over ?? [{}]) {
-        const label = `${name} ${via}${entry.over ? ` ${JSON.stringify(variant)}` : ''}`;
+        const label = `${name} ${first}${entry.over ? ` ${JSON.stringify(variant)}` : ''}`;
         const base = { ...baseArgs(t, capability), ...variant };
         const required = base[param] !== undefined;
-        const unfiltered = required ? null : await callAll(t, capability, base, via, entry.elements);
+        const unfiltered = required ? null : await callAll(t, capability, base, first, entry.elements);
         if (unfiltered && unfiltered.status !== 200) {
           problems.push(`${label}: unfiltered ${unfiltered.status} ${unfiltered.code}`);
           return;
         }
         const union = new Set<string>();
-        for (const value of values) {
-          const answer = await callAll(t, capability, { ...base, [param]: value }, via, entry.elements);
+        const answers = await Promise.all(values.map((value) => callAll(t, capability, { ...base, [param]: value }, first, entry.elements)));
+        for (const [i, value] of values.entries()) {
+          const answer = answers[i];
           if (answer.status !== 200) {
             problems.push(`${label}=${value}: ${answer.status} ${answer.code}`);
             continue;
@@ -531,6 +535,7 @@ test('When every enum or boolean filter is called with each of its values (REST 
           const wrong = answer.items.filter((item) => !entry.match(item, value));
           if (wrong.length) problems.push(`${label}=${value}: ${wrong.length} of ${answer.items.length} items fail the predicate, e.g. ${JSON.stringify(wrong[0]).slice(0, 200)}`);
           const keys = sorted(answer.items.map(key));
+          byValue.set(`${JSON.stringify(variant)}=${value}`, keys);
           // The unfiltered answer narrowed by the predicate (or, for the default value, the unfiltered answer itself).
           if (unfiltered && (entry.defaultValue === undefined || entry.defaultValue === value || entry.defaultValue === 'all')) {
             const expected = entry.defaultValue === value && entry.defaultValue !== 'all' ? sorted(unfiltered.items.map(key)) : sorted(unfiltered.items.filter((i) => entry.match(i, value)).map(key));
@@ -551,10 +556,21 @@ test('When every enum or boolean filter is called with each of its values (REST 
       }
       for (const value of values) {
         const n = counts.get(String(value)) ?? 0;
-        if (n === 0 && !entry.absent?.[String(value)]) problems.push(`${name} ${via}=${value}: no records (the data must have some, or say why in \`absent\`)`);
-        if (n > 0 && entry.absent?.[String(value)]) problems.push(`${name} ${via}=${value}: listed as absent but has ${n} records`);
+        if (n === 0 && !entry.absent?.[String(value)]) problems.push(`${name} ${first}=${value}: no records (the data must have some, or say why in \`absent\`)`);
+        if (n > 0 && entry.absent?.[String(value)]) problems.push(`${name} ${first}=${value}: listed as absent but has ${n} records`);
       }
-    });
+      for (const via of others) {
+        for (const variant of entry.over ?? [{}]) {
+          const base = { ...baseArgs(t, capability), ...variant };
+          await Promise.all(values.map(async (value) => {
+            const answer = await callAll(t, capability, { ...base, [param]: value }, via, entry.elements);
+            const keys = answer.status === 200 ? sorted(answer.items.map(key)) : [`${answer.status} ${answer.code}`];
+            const expected = byValue.get(`${JSON.stringify(variant)}=${value}`);
+            if (JSON.stringify(keys) !== JSON.stringify(expected)) problems.push(`${name} ${via}=${value}: ${keys.length} records, ${first} ${expected?.length}`);
+          }));
+        }
+      }
+    }];
   });
   await pool(tasks);
   t.deepEqual(problems, []);
