@@ -26,6 +26,9 @@ import { sampleArgs, sampleValues } from '../helpers/samples.js';
 import { api } from '../helpers/server.js';
 import { shopOf } from '../helpers/shops.js';
 
+/** The planted conversation (shop sk, Europe/Bratislava): 1 Nov 10:00 to 4 Nov 10:00 local time. */
+const RESUMED_CONVERSATION = { startedAt: '2026-11-01T09:00:00.000Z', lastActivityAt: '2026-11-04T09:00:00.000Z' };
+
 interface Extra {
   samples: Record<string, string>;
   timeZone: string;
@@ -50,6 +53,13 @@ const test = appTest<Extra>({}, async ({ database }) => {
   for (let i = 0; i < 4; i++) {
     await db('automation_runs').insert({ ...rowForInsert(run), run_workflow_id: `${run.run_workflow_id}-pe-${i}`, event_id: crypto.randomUUID() });
   }
+  // A chatbot conversation resumed days later: started on 1 Nov, last active on 4 Nov (the demo's conversations last
+  // minutes, so without it no period separates the start from the last activity).
+  const conversation = await db('chatbot_conversations').where({ shop_id: sk.id }).orderBy('id').first();
+  await db('chatbot_conversations').insert({
+    ...rowForInsert(conversation, ['id', 'product_codes']), product_codes: conversation.product_codes, session_id: crypto.randomUUID(),
+    started_at: new Date(RESUMED_CONVERSATION.startedAt), last_activity_at: new Date(RESUMED_CONVERSATION.lastActivityAt),
+  });
   // Products are not created every day: the wide period ends on the newest product's day (SQL over the demo data).
   const newestProduct = await db.raw(`select to_char(max(created_at) at time zone ?, 'YYYY-MM-DD') as day from products where shop_id = ?`, [sk.timeZone, sk.id]);
   return { samples, timeZone: sk.timeZone, today: todayIn(sk.timeZone, TEST_NOW), wideEnd: { 'products.search': newestProduct.rows[0].day } };
@@ -171,6 +181,24 @@ const periodLists = capabilities.filter((c) => c.period && c.kind === 'list' && 
 const periodSummaries = capabilities.filter((c) => c.period && c.kind === 'summary');
 const periodCapabilities = capabilities.filter((c) => c.period && c.kind !== 'write');
 const pagedLists = capabilities.filter((c) => c.kind !== 'write' && isPaginated(c));
+/** Summaries that page their own rows by cursor (`meta.nextCursor`), with `totals` of the whole period on every page. */
+const pagedSummaries = capabilities.filter((c) => c.kind === 'summary' && 'cursor' in c.params.shape);
+const SUMMARY_ROWS: Record<string, string> = {
+  'customers.performance': 'customers',
+  'sales.orderPerformance': 'orders',
+  'sales.productPerformance': 'products',
+};
+/**
+ * The rows of a paged summary add up to its `totals` "of the WHOLE period": a count of rows and sums of additive row
+ * fields (shop sk has one currency, so a customer is one row). Rows and totals are computed apart, so a period or
+ * filter applied to one only shows here.
+ */
+const ROWS_TO_TOTALS: Record<string, Array<{ total: string; rows: (row: any) => unknown }>> = {
+  'customers.performance': [{ total: 'customers', rows: () => 1 }, { total: 'ordersCount', rows: (r) => r.ordersCount }, { total: 'revenueByCurrency[currency]', rows: (r) => r.revenue }],
+  'sales.orderPerformance': [{ total: 'orders', rows: () => 1 }, { total: 'revenueWithVat', rows: (r) => r.revenueWithVat }, { total: 'revenueWithoutVat', rows: (r) => r.revenueWithoutVat }],
+  'sales.productPerformance': [{ total: 'products', rows: () => 1 }, { total: 'quantity', rows: (r) => r.quantity }, { total: 'revenueWithVat', rows: (r) => r.revenueWithVat },
+    { total: 'revenueWithoutVat', rows: (r) => r.revenueWithoutVat }, { total: 'lines', rows: (r) => r.lines }],
+};
 
 // --- calls ---------------------------------------------------------------------------------------------------------
 
@@ -206,7 +234,7 @@ async function viaMcp(client: ModernClient, capability: Capability, args: Record
   const result = (await client.callTool({ name: capability.mcpTool!, arguments: args })) as { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: any };
   const text = JSON.stringify(result).slice(0, 400);
   if (result.isError) {
-    let code: string | null = null;
+    let code: string | null;
     try { code = JSON.parse(result.content![0].text!).error.code; } catch { code = null; }
     return { status: 400, code, items: null, data: null, hasMore: null, nextCursor: null, period: null, text };
   }
@@ -402,8 +430,11 @@ test('A summary counts the rows its list dates in the period (the same date colu
     const list = capabilities.find((c) => c.name === relation.list)!;
     const wide = await wideOf(t, list);
     const days = [...new Set(wide.items.map((row) => dayOf(String(row[relation.listField]), 'instant', tz)))].filter((d) => d > wide.period.from).sort();
-    // Three periods inside W: one day, a week, and from a third of W to its end (today).
+    // Periods inside W: one day, a week, from a third of W to its end (today), and the planted conversation's first
+    // day and its last three (the start and the last activity fall in different ones).
     const periods = [
+      { from: '2026-11-01', to: '2026-11-01' },
+      { from: '2026-11-02', to: '2026-11-04' },
       { from: days[Math.floor(days.length / 2)], to: days[Math.floor(days.length / 2)] },
       { from: days[Math.floor(days.length / 4)], to: addDays(days[Math.floor(days.length / 4)], 6) },
       { from: days[Math.floor(days.length / 3)], to: wide.period.to },
@@ -518,6 +549,61 @@ test('Pagination: walking every paged list by 1 and by a partial page gives one 
             const last = i === walked.pages.length - 1;
             if (page.hasMore !== !last || (page.nextCursor === null) !== last) problems.push(`${capability.name} ${side} limit ${limit} page ${i + 1}/${walked.pages.length}: hasMore ${page.hasMore}, nextCursor ${page.nextCursor === null ? 'null' : 'set'}`);
             if (!last && page.items!.length !== limit) problems.push(`${capability.name} ${side} limit ${limit} page ${i + 1}: ${page.items!.length} records`);
+          });
+        }
+      }
+    }));
+  } finally {
+    await client.close();
+  }
+  report(t, problems);
+});
+
+test('Summaries that page their rows: the rows add up to the totals, and pages give the same rows in order with the whole period\'s totals, over REST and MCP', async (t) => {
+  const problems: string[] = [];
+  const client = await connectModern(t.context.server, t.context.key);
+  // One day with orders (the middle day of the orders' wide period): a few customers, orders and products.
+  const orders = await wideOf(t, capabilities.find((c) => c.name === 'orders.list')!);
+  const day = dayOf(orders.items[Math.floor(orders.items.length / 2)].createdAt, 'instant', t.context.timeZone);
+  try {
+    await pool(3, pagedSummaries.map((capability) => async () => {
+      const rowsKey = SUMMARY_ROWS[capability.name];
+      if (!rowsKey) return;
+      const args = { ...baseArgs(t, capability), from: day, to: day };
+      const sides: Array<[string, (a: Record<string, unknown>) => Promise<Answer>]> = [];
+      const asList = (answer: Answer): Answer => ({ ...answer, items: answer.status === 200 ? answer.data?.[rowsKey] ?? null : null });
+      sides.push(['REST', async (a) => asList(await viaRest(t, capability, a))]);
+      if (capability.mcpTool) sides.push(['MCP', async (a) => asList(await viaMcp(client, capability, a))]);
+      for (const [side, call] of sides) {
+        const all = await call({ ...args, limit: 250 });
+        if (all.status !== 200 || !all.items) {
+          problems.push(`${capability.name} ${side}: ${all.status} ${all.code} ${all.text}`);
+          continue;
+        }
+        const n = all.items.length;
+        t.log(`${capability.name} ${side}: ${n} rows on ${day}`);
+        if (all.hasMore !== false || all.nextCursor !== null) problems.push(`${capability.name} ${side}: one page of ${n} says hasMore ${all.hasMore}`);
+        if (n < 3 || n > 40) {
+          problems.push(`${capability.name} ${side}: ${n} rows on ${day}; the walk needs 3..40`);
+          continue;
+        }
+        for (const { total, rows } of ROWS_TO_TOTALS[capability.name] ?? []) {
+          const expected = [...figure(all.data.totals, total).values()].reduce((x, y) => x + y, 0);
+          const summed = all.items.reduce((sum: number, row: any) => sum + scalar(rows(row)), 0);
+          if (summed !== expected) problems.push(`${capability.name} ${side} ${day}: rows add up to ${summed} for totals.${total} ${expected}`);
+        }
+        const partial = [2, 3, 4, 5].find((l) => n % l !== 0) ?? 2;
+        for (const limit of [1, partial]) {
+          const walked = await walk(call, args, limit);
+          if (walked.error) {
+            problems.push(`${capability.name} ${side} limit ${limit}: ${walked.error}`);
+            continue;
+          }
+          if (JSON.stringify(walked.items) !== JSON.stringify(all.items)) problems.push(`${capability.name} ${side} limit ${limit}: walked ${walked.items.length} rows ≠ the one page's ${n} (or another order)`);
+          walked.pages.forEach((page, i) => {
+            const last = i === walked.pages.length - 1;
+            if (page.hasMore !== !last || (page.nextCursor === null) !== last) problems.push(`${capability.name} ${side} limit ${limit} page ${i + 1}/${walked.pages.length}: hasMore ${page.hasMore}`);
+            if (JSON.stringify(page.data.totals) !== JSON.stringify(all.data.totals)) problems.push(`${capability.name} ${side} limit ${limit} page ${i + 1}: totals ${JSON.stringify(page.data.totals)} ≠ the whole period's`);
           });
         }
       }
