@@ -477,6 +477,53 @@ test('previous_period is the capability called for the preceding period of the s
   report(t, problems);
 });
 
+/**
+ * Averages are left out of additivity, but each is its period's sum over its count, rounded to the nearest cent (or
+ * hundredth), never truncated: checked on the same answer, over six weeks, where about half the quotients round up.
+ */
+const AVERAGES: Record<string, Array<{ average: string; sum: string; count: string }>> = {
+  'reports.financialSummary': [{ average: 'averageOrderValue', sum: 'revenueWithVat', count: 'orders' }],
+  'analytics.overview': [{ average: 'averageOrderValue', sum: 'revenueWithVat', count: 'orders' }],
+  'analytics.channels': [{ average: 'totals.averageOrderValue', sum: 'totals.revenueWithVat', count: 'totals.orders' }],
+  'analytics.comparison': [{ average: 'current.averageOrderValue', sum: 'current.revenueWithVat', count: 'current.orders' }],
+  'analytics.advertising': [{ average: 'averageOrderValue', sum: 'revenueWithVat', count: 'orders' }],
+  'sales.orderPerformance': [{ average: 'totals.averageOrderValue', sum: 'totals.revenueWithVat', count: 'totals.orders' }],
+  'chatbot.stats': [{ average: 'conversations.averageMessages', sum: 'conversations.messages', count: 'conversations.total' }],
+};
+
+/** round(sum / count) half away from zero, in the sum's unit (cents for money, hundredths for plain numbers). */
+function roundedQuotient(sum: number, count: number): number {
+  const magnitude = Math.floor((2 * Math.abs(sum) + count) / (2 * count));
+  return sum < 0 ? -magnitude : magnitude;
+}
+
+test('An average is its period\'s sum over its count rounded to the nearest hundredth, over six weeks', async (t) => {
+  const problems: string[] = [];
+  const weeks = Array.from({ length: 6 }, (_, k) => ({ from: daysBefore(t.context.today, 7 * k + 6), to: daysBefore(t.context.today, 7 * k) }));
+  let checked = 0;
+  await pool(4, Object.entries(AVERAGES).flatMap(([name, rules]) => weeks.map((period) => async () => {
+    const capability = capabilities.find((c) => c.name === name)!;
+    const answer = await viaRest(t, capability, { ...baseArgs(t, capability), ...period });
+    if (answer.status !== 200) {
+      problems.push(`${name} ${period.from}..${period.to}: ${answer.status} ${answer.code}`);
+      return;
+    }
+    for (const rule of rules) {
+      const count = Number(at(answer.data, rule.count));
+      const average = at(answer.data, rule.average);
+      if (!count) continue;
+      const sum = at(answer.data, rule.sum);
+      // Money in cents; a plain count's average in hundredths.
+      const expected = typeof sum === 'number' ? roundedQuotient(sum * 100, count) : roundedQuotient(scalar(sum), count);
+      const got = typeof average === 'number' ? Math.round(average * 100) : scalar(average);
+      checked++;
+      if (got !== expected) problems.push(`${name} ${period.from}..${period.to}: ${rule.average} ${JSON.stringify(average)}, ${rule.sum}/${rule.count} rounds to ${expected / 100}`);
+    }
+  })));
+  t.true(checked >= 35, `${checked} averages checked`);
+  report(t, problems);
+});
+
 // --- 3: pagination -------------------------------------------------------------------------------------------------
 
 /** Arguments giving each paged list between 3 and 40 records (a short period or filter picked from its data). */
