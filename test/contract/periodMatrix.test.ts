@@ -53,6 +53,15 @@ const test = appTest<Extra>({}, async ({ database }) => {
   for (let i = 0; i < 4; i++) {
     await db('automation_runs').insert({ ...rowForInsert(run), run_workflow_id: `${run.run_workflow_id}-pe-${i}`, event_id: crypto.randomUUID() });
   }
+  for (const type of ['invoice', 'credit_note']) {
+    const document = await db('documents').where({ shop_id: sk.id, type }).orderBy('id').first();
+    for (const planted of PLANTED_DOCUMENTS) {
+      await db('documents').insert({
+        ...rowForInsert(document, ['id', 'business_date', 'number_search', 'customer_search']), code: `${document.code}-${planted.suffix}`,
+        tax_date: planted.taxDate, issue_date: planted.issueDate, issued_at: new Date(planted.issuedAt),
+      });
+    }
+  }
   // A chatbot conversation resumed days later: started on 1 Nov, last active on 4 Nov (the demo's conversations last
   // minutes, so without it no period separates the start from the last activity).
   const conversation = await db('chatbot_conversations').where({ shop_id: sk.id }).orderBy('id').first();
@@ -97,6 +106,21 @@ const DATE_FIELD: Record<string, { field: string; kind: 'instant' | 'date' }> = 
   // search-console rows: "one per day, query, page, country and device ... newest day first".
   'searchConsole.query': { field: 'day', kind: 'date' },
 };
+
+/**
+ * A second narrow period where planted documents sit on its edges with an issue date a day after their tax date (the
+ * demo issues every document on its tax date, so no other period separates `businessDate` from the issue date):
+ * one with tax date 31 Oct (inside) issued 1 Nov, one with tax date 19 Oct (outside) issued 20 Oct.
+ */
+const PLANTED_NARROW: Record<string, { from: string; to: string }> = {
+  'invoices.search': { from: '2026-10-20', to: '2026-10-31' },
+  'credit_notes.search': { from: '2026-10-20', to: '2026-10-31' },
+  'documents.list': { from: '2026-10-20', to: '2026-10-31' },
+};
+const PLANTED_DOCUMENTS = [
+  { suffix: 'PE1', taxDate: '2026-10-31', issueDate: '2026-11-01', issuedAt: '2026-11-01T08:00:00.000Z' },
+  { suffix: 'PE2', taxDate: '2026-10-19', issueDate: '2026-10-20', issuedAt: '2026-10-20T08:00:00.000Z' },
+];
 
 /** Extra arguments that keep a wide walk small; the relation holds under any fixed filter. */
 const LIST_FILTERS: Record<string, Record<string, string>> = {
@@ -334,24 +358,26 @@ test('Narrowing: a list for a narrow period is exactly the wide period\'s rows d
     const dayOfRow = (row: any) => dayOf(String(row[date.field]), date.kind, tz);
     const outside = wide.items.filter((row) => dayOfRow(row) < wide.period.from || dayOfRow(row) > wide.period.to);
     if (outside.length > 0) problems.push(`${capability.name}: ${outside.length} rows of W ${wide.period.from}..${wide.period.to} dated outside it, e.g. ${outside[0][date.field]}`);
-    const narrow = narrowOf(wide.items.map(dayOfRow), wide.period);
-    if (!narrow) {
+    const computed = narrowOf(wide.items.map(dayOfRow), wide.period);
+    if (!computed) {
       problems.push(`${capability.name}: no records inside W ${wide.period.from}..${wide.period.to} to narrow to`);
       return;
     }
-    const expected = wide.items.filter((row) => dayOfRow(row) >= narrow.from && dayOfRow(row) <= narrow.to);
-    t.log(`${capability.name}: W ${wide.period.from}..${wide.period.to} ${wide.items.length} rows, N ${narrow.from}..${narrow.to} ${expected.length}`);
-    const got = await walk((a) => viaRest(t, capability, a), { ...baseArgs(t, capability), ...narrow }, 250);
-    if (got.error) {
-      problems.push(`${capability.name} N ${narrow.from}..${narrow.to}: ${got.error}`);
-      return;
-    }
-    if (JSON.stringify(got.pages[0].period) !== JSON.stringify({ ...narrow, timeZone: tz })) problems.push(`${capability.name}: meta.period ${JSON.stringify(got.pages[0].period)} for ${narrow.from}..${narrow.to}`);
-    if (JSON.stringify(got.items) !== JSON.stringify(expected)) {
-      problems.push(`${capability.name} N ${narrow.from}..${narrow.to}: ${got.items.length} rows, W's rows dated in N ${expected.length}`);
-    }
-    for (const day of [narrow.from, narrow.to]) {
-      if (!got.items.some((row) => dayOfRow(row) === day)) problems.push(`${capability.name}: day ${day} of N ${narrow.from}..${narrow.to} has rows in W but none in N`);
+    for (const narrow of [computed, ...(PLANTED_NARROW[capability.name] ? [PLANTED_NARROW[capability.name]] : [])]) {
+      const expected = wide.items.filter((row) => dayOfRow(row) >= narrow.from && dayOfRow(row) <= narrow.to);
+      t.log(`${capability.name}: W ${wide.period.from}..${wide.period.to} ${wide.items.length} rows, N ${narrow.from}..${narrow.to} ${expected.length}`);
+      const got = await walk((a) => viaRest(t, capability, a), { ...baseArgs(t, capability), ...narrow }, 250);
+      if (got.error) {
+        problems.push(`${capability.name} N ${narrow.from}..${narrow.to}: ${got.error}`);
+        continue;
+      }
+      if (JSON.stringify(got.pages[0].period) !== JSON.stringify({ ...narrow, timeZone: tz })) problems.push(`${capability.name}: meta.period ${JSON.stringify(got.pages[0].period)} for ${narrow.from}..${narrow.to}`);
+      if (JSON.stringify(got.items) !== JSON.stringify(expected)) {
+        problems.push(`${capability.name} N ${narrow.from}..${narrow.to}: ${got.items.length} rows, W's rows dated in N ${expected.length}`);
+      }
+      for (const day of [narrow.from, narrow.to]) {
+        if (!got.items.some((row) => dayOfRow(row) === day)) problems.push(`${capability.name}: day ${day} of N ${narrow.from}..${narrow.to} has rows in W but none in N`);
+      }
     }
   }));
   report(t, problems);
