@@ -202,7 +202,6 @@ export async function shadowShop(db: Db, source: { account: string; shop: string
       const shopExpr = shopColumns.map((c) => (c === 'account_id' ? String(account.id) : c === 'code' ? lit(target.shop) : c === 'name' ? `name || ${lit(target.marker)}` : q(c)));
       const shop = (await trx.raw(`insert into shops (${shopColumns.map(q).join(', ')}) select ${shopExpr.join(', ')} from shops where id = ? returning id`, [src.id])).rows[0];
       const shopId = String(shop.id);
-      const started = Date.now();
 
       // 1. Which rows are copied: ids mapped old → new (sequence values drawn now), to a fixpoint over the foreign keys.
       await trx.raw('create temporary table if not exists shadow_map (tbl text, old_id bigint, new_id bigint, primary key (tbl, old_id)) on commit drop');
@@ -242,7 +241,6 @@ export async function shadowShop(db: Db, source: { account: string; shop: string
         }
         grown = next;
       }
-      if (process.env.SHADOW_TIMING) console.error('map', Date.now() - started);
 
       // 2. Insert table by table, parents first.
       const order = copyOrder(tables.filter((t) => copyable(t)), catalogue);
@@ -314,7 +312,6 @@ export async function shadowShop(db: Db, source: { account: string; shop: string
         const where = shopTables.has(t) || !catalogue.sequences.has(t) ? selected(t) : 'true';
         const result = await trx.raw(`insert into ${q(t)} (${columns.map((c) => q(c.name)).join(', ')}) select ${expr.join(', ')} from ${q(t)} x ${joins.join(' ')} where ${where}`);
         if (result.rowCount) rows[t] = result.rowCount;
-        if (process.env.SHADOW_TIMING) console.error(t, Date.now() - started);
       }
       copies.push({ ...target, shopId, accountId: String(account.id), rows, skipped });
     }
