@@ -6,10 +6,11 @@
  * name order. A file missing here only starts later; the list needs no upkeep to stay correct.
  */
 const SLOW_FIRST = [
-  'contract/openapiFuzz', 'e2e/everyPage', 'integration/setup', 'integration/webhooksScaleOut', 'integration/medusaAdapter',
+  'contract/openapiFuzz', 'e2e/everyPage', 'contract/scopeMatrix', 'integration/setup', 'integration/webhooksScaleOut', 'integration/medusaAdapter',
   'e2e/automations', 'integration/webhooksDirect', 'integration/webhooks', 'workflows/proposalCrash', 'workflows/syncCrash',
   'workflows/demoDataLoad', 'integration/shippingRollups', 'integration/liveSync', 'integration/webhooksCrash',
-  'integration/automationsRuns', 'workflows/syncSchedules',
+  'integration/automationsRuns', 'workflows/syncSchedules', 'contract/shadowTenant', 'contract/periodMatrix',
+  'integration/applicationPermissions',
 ];
 
 function rank(file) {
