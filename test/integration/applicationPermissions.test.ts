@@ -490,3 +490,36 @@ test.serial('When an owner limited to cz opens People, then only cz is offered a
   t.is(granted.status, 303, granted.text.slice(0, 300));
   t.deepEqual(await db('people').where({ id: member.id }).first('permissions', 'all_shops', 'shop_codes'), { permissions: ['reports'], all_shops: false, shop_codes: ['cz'] });
 });
+
+test.serial('When a customer\'s page is opened, then its order and document totals follow the reports permission, not the personal-data one (D27)', async (t) => {
+  const { db } = t.context.database;
+  const customer = t.context.ids.czCustomer!;
+  // The expected totals straight from the rows: the customer's newest orders in cz, "<amount> <currency>".
+  const orders = await db('orders').where({ shop_id: t.context.ids.cz, customer_email_hash: customer }).orderBy('created_at', 'desc').limit(3).select('code', 'total_with_vat', 'currency');
+  t.true(orders.length > 0, 'the customer has orders in cz');
+  const url = `/app/customers/cz/${customer}`;
+  const rowOf = (html: string, code: string) => new RegExp(`<tr><td>${code}</td>.*?</tr>`).exec(html)?.[0] ?? '';
+
+  const reportsOnly = await signedIn(t, { role: 'member', permissions: ['reports'] });
+  const withMoney = await reportsOnly.client.get(url);
+  t.is(withMoney.status, 200);
+  t.true(withMoney.text.includes('<th>Total</th>'), 'reports: the Total column is shown');
+  for (const o of orders) t.true(rowOf(withMoney.text, o.code).includes(`<td>${o.total_with_vat} ${o.currency.trim()}</td>`), `reports: ${o.code} shows ${o.total_with_vat} ${o.currency}`);
+
+  const personalOnly = await signedIn(t, { role: 'member', permissions: ['personal-data'] });
+  const withoutMoney = await personalOnly.client.get(url);
+  t.is(withoutMoney.status, 200);
+  t.false(withoutMoney.text.includes('<th>Total</th>'), 'personal data without reports: no Total column');
+  for (const o of orders) t.false(rowOf(withoutMoney.text, o.code).includes(o.total_with_vat), `personal data: ${o.code} shows no total`);
+});
+
+test.serial('When a person limited to cz decides a proposal of shop sk, then it is not found and stays undecided (PR11: another shop\'s proposal is not found)', async (t) => {
+  const { db } = t.context.database;
+  const { draftId, sk } = t.context.ids;
+  const draft = await db('proposals').where({ draft_id: draftId }).first('shop_id', 'decision');
+  t.is(draft.shop_id, sk, 'the sample proposal is sk\'s');
+  const czApprover = await signedIn(t, { role: 'member', permissions: ['proposals:approve'], shops: ['cz'] });
+  const res = await czApprover.client.post(`/app/approvals/${draftId}/decide`, { _csrf: czApprover.csrf, decision: 'reject', reason: 'not my shop' });
+  t.is(res.status, 404, res.text.slice(0, 300));
+  t.is((await db('proposals').where({ draft_id: draftId }).first('decision')).decision, draft.decision);
+});

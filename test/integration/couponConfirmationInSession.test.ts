@@ -240,3 +240,20 @@ test.serial('When a session client sends the token itself, then the token path a
     await client.close();
   }
 });
+
+test.serial('When the person accepts the session question without ticking "Apply this change" (confirm false), then it counts as declined and nothing changes (ME4)', async (t) => {
+  const { code } = await plainCoupon(t, 'sk');
+  const before = await couponState(t, 'sk', code);
+  const { client, asked } = await connectLegacyAsking(t.context.server, t.context.key, () => ({ action: 'accept', content: { confirm: false } }));
+  try {
+    const data = dataOf(await client.callTool({ name: 'coupons_update', arguments: { market: 'sk', code, changes: { usageLimit: 707 } } }));
+    t.is(asked.length, 1, 'the person was asked');
+    t.is(data.status, 'declined');
+    const after = await couponState(t, 'sk', code);
+    t.deepEqual(after.inShop, before.inShop, 'the shop\'s coupon is unchanged');
+    t.is(after.mirror.usage_limit, before.mirror.usage_limit);
+    t.not(after.inShop.usageLimit, 707);
+  } finally {
+    await client.close();
+  }
+});

@@ -360,3 +360,14 @@ test.serial('When a coupon update ends its validity at the instant it starts, th
     t.truthy(later.confirmationToken);
   });
 });
+
+test.serial('When a fixed discount is 0.00, then it is refused and nothing is written; 0.01 is the smallest one created (a fixed discount is more than zero)', async (t) => {
+  await withClient(t, '2026-07-28', async (client) => {
+    const zero = await fails(client, 'coupons_ensure', { markets: ['sk'], code: 'FIXEDZERO', discount: { type: 'fixed', amount: '0.00', currency: 'EUR' } });
+    t.is(zero.code, 'INVALID_PARAMETER');
+    t.is(await shopInShop(t, 'sk', 'FIXEDZERO'), null, '0.00 not written');
+    const cent = await ok(client, 'coupons_ensure', { markets: ['sk'], code: 'FIXEDCENT', discount: { type: 'fixed', amount: '0.01', currency: 'EUR' } });
+    t.is(cent.shops[0].outcome, 'created');
+    t.not(await shopInShop(t, 'sk', 'FIXEDCENT'), null, '0.01 written');
+  });
+});

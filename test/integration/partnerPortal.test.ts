@@ -270,6 +270,12 @@ test.serial('When a partner resets the password by the e-mailed link, then the n
   t.is(unknown.html.replace(/name="_csrf" value="[^"]+"/, ''), known.html.replace(/name="_csrf" value="[^"]+"/, ''));
   t.falsy(await db('email_outbox').where({ recipient: nobody }).first());
   const link = await linkFromOutbox(db, email, 'portal_password_reset');
+  // A browser signed in with the old password before the reset: the reset ends its session (like O5 in the application).
+  const earlier = new PortalBrowser(t.context.server.baseUrl);
+  t.is((await signIn(earlier, email)).status, 303);
+  const sessionsOf = async () => Number((await db('affiliate_portal_sessions').where({ partner_id: partnerId }).count({ n: '*' }).first())!.n);
+  t.true(await sessionsOf() >= 1, 'signed in before the reset');
+  t.not((await earlier.get(`${PREFIX}/dashboard`)).location, `${PREFIX}/sign-in`, 'the earlier session works before the reset');
   try {
     clock.now = new Date(TEST_NOW.getTime() + HOUR_MS - 1);
     const form = await browser.get(link);
@@ -277,6 +283,8 @@ test.serial('When a partner resets the password by the e-mailed link, then the n
     const short = await browser.request('POST', link, { password: 'elevenchars' });
     t.is(short.status, 400);
     t.is((await browser.request('POST', link, { password: 'a brand new password' })).status, 200);
+    t.is(await sessionsOf(), 0, 'the reset ends every session of the partner');
+    t.is((await earlier.get(`${PREFIX}/dashboard`)).location, `${PREFIX}/sign-in`, 'the earlier browser is signed out');
     t.is((await browser.request('POST', link, { password: 'another new password' })).status, 410, 'a link works once');
     t.is((await signIn(new PortalBrowser(t.context.server.baseUrl), email)).status, 401, 'the old password no longer works');
     t.is((await signIn(new PortalBrowser(t.context.server.baseUrl), email, 'a brand new password')).status, 303);

@@ -248,3 +248,15 @@ test.serial('When a proposal\'s workflow could not be started, then the API proc
   await waitUntil(async () => (await client.workflow.getHandle(`proposal-${draftId}`).query<string>('state').catch(() => null)) === 'waiting', 20_000);
   t.is((await decideProposal(client, draftId, { approve: true, by: 'person:1' })).status, 'written');
 });
+
+test.serial('When a proposal names exactly 50 products, then it is prepared (the limit is "at most 50"); 51 are refused by the tool\'s schema', async (t) => {
+  const products = await Promise.all(Array.from({ length: 51 }, (_, i) => product(t, 'sk', 100 + i)));
+  t.is(new Set(products.map((p) => p.code)).size, 51, 'fifty-one different products');
+  const items = products.map((p, i) => ({ code: p.code, fingerprint: p.content.fingerprint, fields: { metaTitle: `Limit title ${i}` } }));
+  const fifty = await call(t.context.modern, 'products_content_propose', { market: 'sk', products: items.slice(0, 50), note: 'fifty' });
+  t.falsy(fifty.isError, JSON.stringify(fifty.content));
+  const draft = data(fifty);
+  t.is(draft.items.length, 50);
+  const fiftyOne = await call(t.context.modern, 'products_content_propose', { market: 'sk', products: items, note: 'fifty-one' });
+  t.true(fiftyOne.isError === true, 'fifty-one products are refused');
+});

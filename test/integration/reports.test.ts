@@ -55,6 +55,11 @@ function checkSummary(t: ExecutionContext<Context>, label: string, data: any, ra
     const profit = cents(raw.rwov) - cents(raw.cogs);
     t.is(cents(data.grossProfit.amount), profit, `${label} gross profit`);
     t.is(cents(data.resultAfterCosts.amount), profit - cents(raw.shipping) - cents(raw.costs), `${label} result`);
+    // grossMargin: the gross profit in percent OF the revenue WITHOUT VAT, two decimals (SPEC "Order, document and
+    // financial fields"); within a hundredth, as the two roundings of floating point may differ at a half.
+    const expectedMargin = cents(raw.rwov) === 0 ? null : (profit * 100) / cents(raw.rwov);
+    if (expectedMargin === null) t.is(data.grossMargin, null, `${label} gross margin without revenue`);
+    else t.true(Math.abs(data.grossMargin - expectedMargin) <= 0.01, `${label} gross margin ${data.grossMargin}, expected ${expectedMargin.toFixed(4)}`);
   } else if (!covered) {
     t.is(data.cogs, null, `${label} cogs null under the coverage guard`);
     t.false('grossProfit' in data);

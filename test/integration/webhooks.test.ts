@@ -12,7 +12,7 @@ import { ensureWebhookWorkflows } from '../../src/temporal/webhooks.js';
 import { createWorker } from '../../src/entry/compose.js';
 import { testWorkerDeps } from '../helpers/service.js';
 import { dispatchOutboxBatch } from '../../src/webhooks/dispatch.js';
-import { deleteEndpoint, disableEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
+import { deleteEndpoint, disableEndpoint, enableEndpoint, pingEndpoint, rotateEndpointSecret } from '../../src/webhooks/endpoints.js';
 import { purgeDeliveryLog } from '../../src/webhooks/retention.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
@@ -320,4 +320,31 @@ test.serial('When the retention clean-up runs, then log entries older than 30 da
   t.deepEqual((await db('webhook_deliveries').where({ endpoint_id: endpoint.id }).orderBy('id').pluck('id')).map(String), [newSent, oldPending], 'a pending delivery is never removed');
   t.deepEqual((await db('webhook_delivery_attempts').whereIn('delivery_id', [oldSent, newSent, oldPending]).pluck('delivery_id')).map(String), [newSent]);
   await deleteEndpoint(db, account, endpoint.id);
+});
+
+test.serial('When a paused endpoint is enabled again, then its count of consecutive failures starts from 0, so one more failure does not pause it again (D14: 30 in a row)', async (t) => {
+  const { db } = t.context.database;
+  const endpoint = await makeEndpoint(db, t.context.settings, { url: 'https://hooks.example.com/re-enabled', events: ['order.created'], shops: ['hu'], name: 're-enabled' });
+  await db('webhook_endpoints').where({ id: endpoint.id }).update({ state: 'paused', pause_reason: 'consecutive_failures', paused_at: db.fn.now(), consecutive_failures: 30 });
+  const result = await enableEndpoint(db, await accountId(db), endpoint.id);
+  t.like(result, { state: 'enabled', previousState: 'paused' });
+  t.like(await db('webhook_endpoints').where({ id: endpoint.id }).first('state', 'consecutive_failures', 'paused_at', 'pause_reason'),
+    { state: 'enabled', consecutive_failures: 0, paused_at: null, pause_reason: null });
+});
+
+test.serial('When a test delivery is asked for a paused or a disabled endpoint, then it is STATE_CONFLICT and nothing is queued; an enabled one gets it', async (t) => {
+  const { db } = t.context.database;
+  const account = await accountId(db);
+  const endpoint = await makeEndpoint(db, t.context.settings, { url: 'https://hooks.example.com/ping-states', events: ['order.created'], shops: ['hu'], name: 'ping states' });
+  const deliveries = async () => (await db('webhook_deliveries').where({ endpoint_id: endpoint.id })).length;
+  for (const state of ['paused', 'disabled'] as const) {
+    await db('webhook_endpoints').where({ id: endpoint.id }).update(state === 'paused' ? { state, pause_reason: 'consecutive_failures', paused_at: db.fn.now() } : { state, pause_reason: null, paused_at: null });
+    const error = await t.throwsAsync(pingEndpoint(db, account, endpoint.id));
+    t.is((error as { code?: string }).code, 'STATE_CONFLICT', state);
+    t.is(await deliveries(), 0, `${state}: nothing queued`);
+  }
+  await db('webhook_endpoints').where({ id: endpoint.id }).update({ state: 'enabled', pause_reason: null, paused_at: null });
+  const ping = await pingEndpoint(db, account, endpoint.id);
+  t.truthy(ping.deliveryId);
+  t.is(await deliveries(), 1, 'enabled: the test delivery is queued');
 });
