@@ -118,6 +118,8 @@ interface Extra {
 }
 type Context = AppContext & Extra;
 
+// The tests run one after another: 66 at once on a loaded machine all finished together, after ava's 3-minute
+// timeout (which restarts whenever a test completes); one at a time, each completes in seconds.
 const test = appTest({}, async ({ database, server }) => {
   const db = database.db;
   const samples = await sampleValues(db);
@@ -185,7 +187,7 @@ async function mcpRaw(t: ExecutionContext<Context>, secret: string, method: stri
 
 // ---------- 1. Every capability without its scope, and with only its scope ----------
 
-test('When SPEC.md is parsed, then it names a scope of src/auth/scopes.ts for every capability, and every scope guards some capability', (t) => {
+test.serial('When SPEC.md is parsed, then it names a scope of src/auth/scopes.ts for every capability, and every scope guards some capability', (t) => {
   const used = new Set(capabilities.map(specScope));
   t.deepEqual([...used].filter((s) => !(allScopes as readonly string[]).includes(s)), []);
   // personal-data:read and purchase-prices:read are field scopes only ("The scope has no tool of its own").
@@ -193,7 +195,7 @@ test('When SPEC.md is parsed, then it names a scope of src/auth/scopes.ts for ev
 });
 
 for (const scope of allScopes) {
-  test(`When a key and an OAuth token hold every scope but ${scope}, then everything needing ${scope} is refused or absent, and nothing else`, async (t) => {
+  test.serial(`When a key and an OAuth token hold every scope but ${scope}, then everything needing ${scope} is refused or absent, and nothing else`, async (t) => {
     t.timeout(120_000);
     const { check, done } = collector(t);
     const { key, token } = t.context.lacking.get(scope)!;
@@ -265,7 +267,7 @@ for (const scope of allScopes) {
     done();
   });
 
-  test(`When a key holds only ${scope}, then it lists exactly the tools and REST calls needing ${scope} and each passes the scope check`, async (t) => {
+  test.serial(`When a key holds only ${scope}, then it lists exactly the tools and REST calls needing ${scope} and each passes the scope check`, async (t) => {
     t.timeout(120_000);
     const { check, done } = collector(t);
     const key = t.context.only.get(scope)!;
@@ -359,7 +361,7 @@ async function answersFor(t: ExecutionContext<Context>, client: ModernClient, ke
 }
 
 for (const fieldScope of FIELD_SCOPES) {
-  test(`When a key holds every scope but ${fieldScope}, then the fields under it are absent from every read (lists, records, nested; REST, MCP, text), and present with the scope`, async (t) => {
+  test.serial(`When a key holds every scope but ${fieldScope}, then the fields under it are absent from every read (lists, records, nested; REST, MCP, text), and present with the scope`, async (t) => {
     t.timeout(120_000);
     const { check, done } = collector(t);
     const without = t.context.lacking.get(fieldScope)!.key;
@@ -408,7 +410,7 @@ const SEARCHED: Record<string, readonly string[]> = { 'invoices.search': ['lastN
 const personalSearches = reads.filter((c) => isRestCapability(c) && ('query' in c.params.shape || 'search' in c.params.shape)
   && Object.values(c.fieldScopes ?? {}).includes('personal-data:read'));
 
-test('When a key lacks personal-data:read, then a search by a customer\'s last name or e-mail finds nothing, while the full key finds that very record', async (t) => {
+test.serial('When a key lacks personal-data:read, then a search by a customer\'s last name or e-mail finds nothing, while the full key finds that very record', async (t) => {
   const { check, done } = collector(t);
   t.deepEqual(personalSearches.map((c) => c.name).sort(), Object.keys(SEARCHED).sort(), 'the searchable lists with personal data');
   const without = t.context.lacking.get('personal-data:read')!.key;
@@ -435,7 +437,7 @@ test('When a key lacks personal-data:read, then a search by a customer\'s last n
 
 // ---------- 4. Field scopes of a write's answer ----------
 
-test('When a key lacking personal-data:read decides a code request, then the queued e-mail\'s subject is absent from the answer (structuredContent and text), and present for the full key', async (t) => {
+test.serial('When a key lacking personal-data:read decides a code request, then the queued e-mail\'s subject is absent from the answer (structuredContent and text), and present for the full key', async (t) => {
   const { check, done } = collector(t);
   const db = t.context.database.db;
   const declared = capabilities.find((c) => c.mcpTool === 'affiliate_code_requests_decide')!.fieldScopes ?? {};
