@@ -5,6 +5,7 @@
  * each structuredContent against the advertised outputSchema on the way.
  */
 import { appTest, type AppContext } from '../helpers/app.js';
+import { fieldPresent } from '../helpers/fields.js';
 import type { ExecutionContext } from 'ava';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { allScopes, type Scope } from '../../src/auth/scopes.js';
@@ -28,17 +29,6 @@ function restPath(capability: RestCapability, args: Record<string, unknown>): st
   return `${path}?${query}`;
 }
 
-/** True when the field at `path` (dots, `[]` for arrays) exists anywhere in `value`. */
-function fieldPresent(value: unknown, segments: string[]): boolean {
-  if (value === null || typeof value !== 'object' || segments.length === 0) return false;
-  const [head, ...rest] = segments;
-  const name = head.replace('[]', '');
-  const record = value as Record<string, unknown>;
-  if (!(name in record)) return false;
-  if (rest.length === 0) return true;
-  const child = record[name];
-  return head.endsWith('[]') ? Array.isArray(child) && child.some((c) => fieldPresent(c, rest)) : fieldPresent(child, rest);
-}
 
 async function compareAll(t: ExecutionContext<Context>, key: string, scopes: readonly Scope[]) {
   const modern: ModernClient = await connectModern(t.context.server, key);

@@ -24,6 +24,7 @@ import { capabilities } from '../../src/capabilities/registry.js';
 import { isListKind } from '../../src/capabilities/run.js';
 import { isRestCapability, type Capability, type RestCapability } from '../../src/capabilities/types.js';
 import { appTest, type AppContext } from '../helpers/app.js';
+import { fieldPresent } from '../helpers/fields.js';
 import { sampleRule } from '../helpers/automations.js';
 import { connectLegacy, connectModern, modernRequest, rawMcp } from '../helpers/mcp.js';
 import { mintOAuthToken } from '../helpers/oauthToken.js';
@@ -300,17 +301,6 @@ for (const scope of allScopes) {
 
 // ---------- 2. Field scopes ----------
 
-/** True when the field at `segments` (dots, `[]` for arrays) exists in `value`: in any element of an array step. */
-function fieldPresent(value: unknown, segments: string[]): boolean {
-  if (value === null || typeof value !== 'object' || segments.length === 0) return false;
-  const [head, ...rest] = segments;
-  const name = head.replace('[]', '');
-  const record = value as Record<string, unknown>;
-  if (!(name in record)) return false;
-  if (rest.length === 0) return true;
-  const child = record[name];
-  return head.endsWith('[]') ? Array.isArray(child) && child.some((c) => fieldPresent(c, rest)) : fieldPresent(child, rest);
-}
 
 /** Every key path in `value` (at any depth, arrays as `[i]`). */
 function keyPaths(value: unknown, at = ''): string[] {
