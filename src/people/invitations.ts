@@ -10,7 +10,7 @@ import { queueEmail } from '../email/outbox.js';
 import { AppError } from '../errors.js';
 import { listShops } from '../queries/shops.js';
 import { effectivePermissions, isPermission, isRole, type Permission, type Person, type Role } from './model.js';
-import { createPerson, normaliseEmail } from './people.js';
+import { assertGrantableShops, createPerson, normaliseEmail } from './people.js';
 
 /** U12: an invitation link works for 7 days. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -56,15 +56,14 @@ async function checkedRights(db: Db, inviter: Person, input: NewInvitation): Pro
   const lacking = permissions.filter((p) => !inviter.permissions.has(p));
   if (lacking.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `You cannot grant what you do not have: ${lacking.join(', ')}.`, { param: 'permissions' });
   if (input.shops === null) {
-    if (inviter.shopCodes !== null) throw new AppError('INSUFFICIENT_SCOPE', 'You cannot grant all shops: you see only some.', { param: 'shops' });
+    assertGrantableShops(inviter, null);
     return { role: input.role, permissions, shops: null };
   }
   const shops = [...new Set(input.shops.map((s) => s.trim()).filter(Boolean))];
   const known = new Set((await listShops(db, inviter.accountId, null)).map((s) => s.code));
   const bad = shops.filter((c) => !known.has(c));
   if (shops.length === 0 || bad.length > 0) throw new AppError('INVALID_PARAMETER', `Unknown shop(s): ${bad.join(', ') || '(none given)'}. Known: ${[...known].join(', ')}.`, { param: 'shops', reason: 'unknown shop' });
-  const outside = inviter.shopCodes ? shops.filter((c) => !inviter.shopCodes!.has(c)) : [];
-  if (outside.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `You cannot grant shops you do not see: ${outside.join(', ')}.`, { param: 'shops' });
+  assertGrantableShops(inviter, shops);
   return { role: input.role, permissions, shops };
 }
 

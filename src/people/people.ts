@@ -101,6 +101,16 @@ export interface PersonChange {
   password?: string;
   /** Lifts a sign-in lockout. */
   unlock?: boolean;
+  /** The person making the change, when it is one (the People page); the CLI's operator is not limited. */
+  grantedBy?: Person;
+}
+
+/** U13: nobody grants beyond their own shops: neither "all shops" (null) nor a shop they do not see. */
+export function assertGrantableShops(granter: Pick<Person, 'shopCodes'>, shops: readonly string[] | null): void {
+  if (granter.shopCodes === null) return;
+  if (shops === null) throw new AppError('INSUFFICIENT_SCOPE', 'You cannot grant all shops: you see only some.', { param: 'shops' });
+  const outside = shops.filter((c) => !granter.shopCodes!.has(c));
+  if (outside.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `You cannot grant shops you do not see: ${outside.join(', ')}.`, { param: 'shops' });
 }
 
 /** Changes a person; a new password or narrower rights end their sessions, so nothing older outlives the change. */
@@ -115,6 +125,7 @@ export async function updatePerson(db: Db, accountId: string, id: string, change
   }
   if (change.permissions !== undefined) patch.permissions = checkedPermissions(change.permissions);
   if (change.shops !== undefined) {
+    if (change.grantedBy) assertGrantableShops(change.grantedBy, change.shops);
     const shops = await checkedShops(db, accountId, change.shops);
     patch.all_shops = shops === null;
     patch.shop_codes = shops ?? [];

@@ -67,12 +67,8 @@ export function peopleRoutes(deps: ApplicationDeps): Router {
   });
   router.post('/people/:id/update', ...owner, act('update', (req, res, id) => {
     const shops = field(req.body, 'shopChoice') === 'all' ? null : fields(req.body, 'shops');
-    // As for invitations (U13): an owner limited to some shops grants neither "all shops" nor a shop they do not see.
-    const own = currentPerson(res).shopCodes;
-    if (own && shops === null) throw new AppError('INSUFFICIENT_SCOPE', 'You cannot grant all shops: you see only some.', { param: 'shops' });
-    const outside = own && shops ? shops.filter((c) => !own.has(c)) : [];
-    if (outside.length > 0) throw new AppError('INSUFFICIENT_SCOPE', `You cannot grant shops you do not see: ${outside.join(', ')}.`, { param: 'shops' });
-    return updatePerson(db, currentPerson(res).accountId, id, { role: field(req.body, 'role') as never, permissions: fields(req.body, 'permissions'), shops });
+    // grantedBy: the domain refuses shops beyond the owner's own (U13), as for invitations.
+    return updatePerson(db, currentPerson(res).accountId, id, { role: field(req.body, 'role') as never, permissions: fields(req.body, 'permissions'), shops, grantedBy: currentPerson(res) });
   }));
   router.post('/people/:id/disable', ...owner, act('disable', (_req, res, id) => disablePerson(db, currentPerson(res).accountId, id)));
   router.post('/people/:id/reset-second-factor', ...owner, act('reset', (_req, res, id) => resetSecondFactor(db, currentPerson(res).accountId, id)));
