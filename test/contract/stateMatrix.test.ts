@@ -415,9 +415,12 @@ function checkCell(t: ExecutionContext<Context>, where: string, outcome: Outcome
     t.true(alert.length > 0, `${where}: the page shows the refusal`);
     if (outcome.state !== undefined) t.regex(alert, new RegExp(`\\b${outcome.state}\\b`), `${where}: the refusal names the state ${outcome.state}`);
   } else {
-    const { error } = toolError(answer.result);
-    t.is(error.code, outcome.code, `${where}: ${error.message}`);
-    if (outcome.state !== undefined) t.is(error.details?.state, outcome.state, `${where}: details.state`);
+    t.truthy(answer.result.isError, `${where}: expected ${outcome.code}, answered ${JSON.stringify(answer.result.structuredContent ?? answer.result.content).slice(0, 300)}`);
+    if (answer.result.isError) {
+      const { error } = toolError(answer.result);
+      t.is(error.code, outcome.code, `${where}: ${error.message}`);
+      if (outcome.state !== undefined) t.is(error.details?.state, outcome.state, `${where}: details.state`);
+    }
   }
   t.deepEqual(after, before, `${where}: the record is unchanged`);
 }
