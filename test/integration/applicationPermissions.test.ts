@@ -17,6 +17,7 @@ import { FormClient, csrfOf, makePerson, startApplicationServer, testApplication
 import { issueKey, type TestServer } from '../helpers/server.js';
 import { shopId } from '../helpers/shops.js';
 import { ensureSampleWebhook } from '../helpers/webhooks.js';
+import { applicationRoutes } from '../helpers/routes.js';
 import { ensureSampleAutomation } from '../helpers/automations.js';
 import { ensureSampleProposals } from '../helpers/proposals.js';
 import { hashKey } from '../../src/auth/keys.js';
@@ -166,22 +167,6 @@ interface Context {
 }
 const test = anyTest as TestFn<Context>;
 
-/** A router layer as Express 5 (router 2) keeps it: a route, or a nested router with its own stack. */
-interface RouterLayer {
-  rawPath?: unknown;
-  route?: { path: unknown; methods: Record<string, boolean> };
-  handle?: { stack?: RouterLayer[] };
-}
-
-/** Every method and path the routers under `stack` register (nested routers mounted without a path included). */
-function registered(stack: RouterLayer[]): string[] {
-  return stack.flatMap((layer) => {
-    if (layer.route) return Object.keys(layer.route.methods).filter((m) => layer.route!.methods[m] && m !== '_all').map((m) => `${m.toUpperCase()} ${String(layer.route!.path)}`);
-    if (layer.handle?.stack && layer.rawPath === '/') return registered(layer.handle.stack);
-    return [];
-  });
-}
-
 test.before(async (t) => {
   const database = await createTestDatabase();
   const db = database.db;
@@ -268,10 +253,9 @@ const refusedByRule = (res: { status: number; text: string }) => res.status === 
 const permissionRoutes = () => Object.entries(ROUTES).filter(([, e]) => e.need.kind === 'permission' || e.need.kind === 'owner');
 
 test.serial('Every route the application registers is in the permission table, and every entry of the table is registered', (t) => {
-  const stack = (t.context.server.app as unknown as { router: { stack: RouterLayer[] } }).router.stack;
-  const appLayer = stack.find((l) => l.rawPath === '/app');
-  t.truthy(appLayer?.handle?.stack, 'the application router is mounted at /app');
-  const found = new Set(registered(appLayer!.handle!.stack!));
+  const routes = applicationRoutes(t.context.server.app);
+  t.truthy(routes, 'the application router is mounted at /app');
+  const found = new Set(routes);
   t.true(found.has('POST /affiliate/payouts/:id/confirm') && found.has('POST /webhooks/:id/ping'), 'routes of nested routers and template paths are found');
   t.deepEqual([...found].filter((r) => !(r in ROUTES)).sort(), [], 'registered routes missing from ROUTES');
   t.deepEqual(Object.keys(ROUTES).filter((r) => !found.has(r)).sort(), [], 'ROUTES entries no router registers');
