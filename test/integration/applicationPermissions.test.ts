@@ -13,7 +13,8 @@ import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import type { Express } from 'express';
 import { createTestDatabase, rowForInsert, type TestDatabase } from '../helpers/db.js';
-import { FormClient, csrfOf, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { appRowsDigest, registered, signedInPerson, type RouterLayer } from '../helpers/appRoutes.js';
 import { issueKey, type TestServer } from '../helpers/server.js';
 import { shopId } from '../helpers/shops.js';
 import { ensureSampleWebhook } from '../helpers/webhooks.js';
@@ -166,22 +167,6 @@ interface Context {
 }
 const test = anyTest as TestFn<Context>;
 
-/** A router layer as Express 5 (router 2) keeps it: a route, or a nested router with its own stack. */
-interface RouterLayer {
-  rawPath?: unknown;
-  route?: { path: unknown; methods: Record<string, boolean> };
-  handle?: { stack?: RouterLayer[] };
-}
-
-/** Every method and path the routers under `stack` register (nested routers mounted without a path included). */
-function registered(stack: RouterLayer[]): string[] {
-  return stack.flatMap((layer) => {
-    if (layer.route) return Object.keys(layer.route.methods).filter((m) => layer.route!.methods[m] && m !== '_all').map((m) => `${m.toUpperCase()} ${String(layer.route!.path)}`);
-    if (layer.handle?.stack && layer.rawPath === '/') return registered(layer.handle.stack);
-    return [];
-  });
-}
-
 test.before(async (t) => {
   const database = await createTestDatabase();
   const db = database.db;
@@ -235,25 +220,10 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-/** Every row the application's pages can write, as one digest (sessions, which every request may touch, left out). */
-async function rowsDigest(db: TestDatabase['db']): Promise<string> {
-  const tables = [
-    'access_keys', 'automations', 'automation_versions', 'automation_runs', 'content_writes', 'customer_exports', 'demo_shop_writes', 'email_outbox', 'notifications',
-    'oauth_connections', 'people', 'person_invitations', 'proposals', 'proposal_items', 'shops', 'shop_credentials', 'text_edit_batches', 'webhook_endpoints',
-    'webhook_deliveries', 'affiliate_partners', 'affiliate_conversions', 'affiliate_payouts', 'affiliate_documents', 'affiliate_document_versions',
-  ];
-  const parts = await Promise.all(tables.map(async (table) => `${table}:${(await db.raw(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as h from ${table} t`)).rows[0].h}`));
-  return parts.join(',');
-}
+const rowsDigest = appRowsDigest;
 
 /** A signed-in client of a new demo person, with a CSRF token of their session. */
-async function signedIn(t: { context: Context }, options: Parameters<typeof makePerson>[1]): Promise<{ client: FormClient; csrf: string; id: string }> {
-  const person = await makePerson(t.context.database.db, options);
-  const client = new FormClient(t.context.server.baseUrl);
-  const result = await client.signIn(person.email, person.password);
-  if (result.status !== 303) throw new Error(`sign-in failed: ${result.status}`);
-  return { client, csrf: csrfOf((await client.get('/app/account')).text), id: person.id };
-}
+const signedIn = (t: { context: Context }, options: Parameters<typeof makePerson>[1]) => signedInPerson(t.context.database.db, t.context.server.baseUrl, options);
 
 const send = (client: FormClient, route: string, ids: Ids, csrf: string | null) => {
   const url = urlOf(route, ids);
