@@ -26,6 +26,7 @@ const MATRIX_FILES = [
   'dist/test/contract/periodMatrix.test.js',
   'dist/test/contract/filterMatrix.test.js',
   'dist/test/integration/applicationPermissions.test.js',
+  'dist/test/integration/applicationRecords.test.js',
 ];
 
 if (!process.env.TEST_TEMPLATE_DB) {

@@ -33,7 +33,7 @@ import { createEndpoint } from '../../src/webhooks/endpoints.js';
 import { systemResolver } from '../../src/webhooks/addresses.js';
 import { createTestDatabase, rowForInsert, type TestDatabase } from '../helpers/db.js';
 import { FormClient, csrfOf, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
-import { applicationRoutes } from '../helpers/routes.js';
+import { mountedRoutes } from '../helpers/appRoutes.js';
 import { issueKey, type TestServer } from '../helpers/server.js';
 import { connectModern, toolError } from '../helpers/mcp.js';
 import { startInProcessWorker, type InProcessWorker } from '../helpers/inProcessWorker.js';
@@ -455,7 +455,7 @@ const unique = () => `${++seq}${crypto.randomBytes(3).toString('hex')}`;
 // ---------- The table meets the code ----------
 
 test.serial('Every POST route of the application and every MCP write tool is an action of the table, or named as changing no state or as driven elsewhere; every action of the table is registered', (t) => {
-  const routes = applicationRoutes(t.context.server.app);
+  const routes = mountedRoutes(t.context.server.app);
   t.truthy(routes, 'the application router is mounted at /app');
   const posts = new Set(routes!.filter((r) => r.startsWith('POST ')));
   const writes = new Set(capabilities.filter((c) => c.kind === 'write' && c.mcpTool).map((c) => `mcp ${c.mcpTool}`));

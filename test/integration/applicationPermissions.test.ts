@@ -13,11 +13,11 @@ import crypto from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import type { Express } from 'express';
 import { createTestDatabase, rowForInsert, type TestDatabase } from '../helpers/db.js';
-import { FormClient, csrfOf, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { FormClient, makePerson, startApplicationServer, testApplicationOptions } from '../helpers/application.js';
+import { appRowsDigest, mountedRoutes, signedInPerson } from '../helpers/appRoutes.js';
 import { issueKey, type TestServer } from '../helpers/server.js';
 import { shopId } from '../helpers/shops.js';
 import { ensureSampleWebhook } from '../helpers/webhooks.js';
-import { applicationRoutes } from '../helpers/routes.js';
 import { ensureSampleAutomation } from '../helpers/automations.js';
 import { ensureSampleProposals } from '../helpers/proposals.js';
 import { hashKey } from '../../src/auth/keys.js';
@@ -220,25 +220,10 @@ test.after.always(async (t) => {
   await t.context.database?.drop();
 });
 
-/** Every row the application's pages can write, as one digest (sessions, which every request may touch, left out). */
-async function rowsDigest(db: TestDatabase['db']): Promise<string> {
-  const tables = [
-    'access_keys', 'automations', 'automation_versions', 'automation_runs', 'content_writes', 'customer_exports', 'demo_shop_writes', 'email_outbox', 'notifications',
-    'oauth_connections', 'people', 'person_invitations', 'proposals', 'proposal_items', 'shops', 'shop_credentials', 'text_edit_batches', 'webhook_endpoints',
-    'webhook_deliveries', 'affiliate_partners', 'affiliate_conversions', 'affiliate_payouts', 'affiliate_documents', 'affiliate_document_versions',
-  ];
-  const parts = await Promise.all(tables.map(async (table) => `${table}:${(await db.raw(`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as h from ${table} t`)).rows[0].h}`));
-  return parts.join(',');
-}
+const rowsDigest = appRowsDigest;
 
 /** A signed-in client of a new demo person, with a CSRF token of their session. */
-async function signedIn(t: { context: Context }, options: Parameters<typeof makePerson>[1]): Promise<{ client: FormClient; csrf: string; id: string }> {
-  const person = await makePerson(t.context.database.db, options);
-  const client = new FormClient(t.context.server.baseUrl);
-  const result = await client.signIn(person.email, person.password);
-  if (result.status !== 303) throw new Error(`sign-in failed: ${result.status}`);
-  return { client, csrf: csrfOf((await client.get('/app/account')).text), id: person.id };
-}
+const signedIn = (t: { context: Context }, options: Parameters<typeof makePerson>[1]) => signedInPerson(t.context.database.db, t.context.server.baseUrl, options);
 
 const send = (client: FormClient, route: string, ids: Ids, csrf: string | null) => {
   const url = urlOf(route, ids);
@@ -253,7 +238,7 @@ const refusedByRule = (res: { status: number; text: string }) => res.status === 
 const permissionRoutes = () => Object.entries(ROUTES).filter(([, e]) => e.need.kind === 'permission' || e.need.kind === 'owner');
 
 test.serial('Every route the application registers is in the permission table, and every entry of the table is registered', (t) => {
-  const routes = applicationRoutes(t.context.server.app);
+  const routes = mountedRoutes(t.context.server.app);
   t.truthy(routes, 'the application router is mounted at /app');
   const found = new Set(routes);
   t.true(found.has('POST /affiliate/payouts/:id/confirm') && found.has('POST /webhooks/:id/ping'), 'routes of nested routers and template paths are found');

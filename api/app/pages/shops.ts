@@ -32,12 +32,14 @@ export function shopsRoutes(deps: ApplicationDeps): Router {
 
   const page = async (req: Request, res: Response, extra: Record<string, unknown> = {}, status = 200) => {
     const shops = await listShops(db, currentPerson(res).accountId, null);
+    const limited = currentPerson(res).shopCodes;
+    const mine = (code: string) => limited === null || limited.has(code);
     const registry = deps.platforms;
     const choices = registry ? registry.names().map((name) => ({ name, credentialFields: registry.get(name)!.credentialFields })) : [];
     const done = typeof req.query.done === 'string' ? DONE[req.query.done] ?? null : null;
     renderPage(res, 'shops', {
       title: 'Shops', notice: done, error: null, form: {},
-      shops: shops.map((s) => ({ code: s.code, name: s.name, platform: s.platform, currency: s.currency, timeZone: s.time_zone, syncError: s.sync_error ?? null })),
+      shops: shops.map((s) => ({ code: s.code, name: s.name, platform: s.platform, currency: s.currency, timeZone: s.time_zone, syncError: s.sync_error ?? null, mayDisconnect: mine(s.code) })),
       platforms: choices, ...extra,
     }, status);
   };
@@ -68,6 +70,9 @@ export function shopsRoutes(deps: ApplicationDeps): Router {
     }
   });
   router.post('/shops/:code/disconnect', ...owner, async (req, res) => {
+    // An owner limited to some shops acts on those only, as on every other page (GM9): another shop is SHOP_FORBIDDEN (P4).
+    const shops = currentPerson(res).shopCodes;
+    if (shops && !shops.has(String(req.params.code))) throw new AppError('SHOP_FORBIDDEN', `You may not act for shop \`${String(req.params.code)}\`.`, { market: String(req.params.code) });
     await disconnectShop(db, await accountCode(res), String(req.params.code));
     res.redirect(303, '/app/shops?done=disconnect');
   });
