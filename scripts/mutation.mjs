@@ -27,6 +27,7 @@ const MATRIX_FILES = [
   'dist/test/contract/filterMatrix.test.js',
   'dist/test/integration/applicationPermissions.test.js',
   'dist/test/integration/applicationRecords.test.js',
+  'dist/test/contract/stateMatrix.test.js',
 ];
 
 if (!process.env.TEST_TEMPLATE_DB) {
