@@ -108,13 +108,19 @@ export async function createArticle(db: Db, accountId: string, now: Date, input:
     sanitised ||= html.changed || title.changed;
     translations[lang] = { title: title.text, slug: t.slug, html: html.html, status: 'custom' };
   }
-  await db.transaction(async (trx) => {
-    const exists = await trx('affiliate_articles').where({ account_id: accountId, key: input.key }).first('id');
-    if (exists) throw new AppError('ALREADY_EXISTS', `An article \`${input.key}\` exists already; change it with affiliate_articles_update.`, { param: 'key' });
-    const { max } = (await trx('affiliate_articles').where({ account_id: accountId }).max<{ max: number | null }>('position as max').first())!;
-    await trx('affiliate_articles').insert({ account_id: accountId, key: input.key, is_default: false, enabled: input.enabled ?? true, position: (max ?? 0) + 1,
-      translations: JSON.stringify(translations), updated_at: now });
-  });
+  const exists = () => new AppError('ALREADY_EXISTS', `An article \`${input.key}\` exists already; change it with affiliate_articles_update.`, { param: 'key' });
+  try {
+    await db.transaction(async (trx) => {
+      if (await trx('affiliate_articles').where({ account_id: accountId, key: input.key }).first('id')) throw exists();
+      const { max } = (await trx('affiliate_articles').where({ account_id: accountId }).max<{ max: number | null }>('position as max').first())!;
+      await trx('affiliate_articles').insert({ account_id: accountId, key: input.key, is_default: false, enabled: input.enabled ?? true, position: (max ?? 0) + 1,
+        translations: JSON.stringify(translations), updated_at: now });
+    });
+  } catch (error) {
+    // Two creations of one key at once: the unique index lets one in; the other is told what the check above says.
+    if ((error as { code?: string }).code === '23505') throw exists();
+    throw error;
+  }
   return { article: (await getArticle(db, accountId, input.key, undefined))!, sanitised, ...articleReport(translations) };
 }
 
