@@ -242,7 +242,7 @@ export async function createCampaign(db: Db, accountId: string, shop: ShopRef, n
       attribution_window_days: input.attributionWindowDays ?? programme.click_window_days, availability, approval: input.approval ?? 'manual',
       enabled: input.enabled ?? true, is_default: false, descriptions: JSON.stringify(descriptions), created_at: now,
     }).returning('id');
-    if (availability === 'chosen') await trx('affiliate_campaign_partners').insert(input.partnerIds!.map((p) => ({ campaign_id: row.id, partner_id: p })));
+    if (availability === 'chosen') await trx('affiliate_campaign_partners').insert([...new Set(input.partnerIds!)].map((p) => ({ campaign_id: row.id, partner_id: p })));
     return String(row.id);
   });
   return { campaign: (await getCampaign(db, shop, id))!, sanitised, ...variableReport('portal', ...Object.values(descriptions)) };
@@ -275,7 +275,8 @@ export async function updateCampaign(db: Db, accountId: string, shop: ShopRef, i
     if (input.partnerIds?.length) {
       await checkPartners(trx, accountId, input.partnerIds);
       await trx('affiliate_campaign_partners').where({ campaign_id: row.id }).delete();
-      await trx('affiliate_campaign_partners').insert(input.partnerIds.map((p) => ({ campaign_id: row.id, partner_id: p })));
+      // A list of partners is a set: a partner named twice is in the campaign once (not a duplicate-key 500).
+      await trx('affiliate_campaign_partners').insert([...new Set(input.partnerIds)].map((p) => ({ campaign_id: row.id, partner_id: p })));
     }
   });
   return { campaign: (await getCampaign(db, shop, campaignId))!, sanitised, ...variableReport('portal', ...Object.values(descriptions)) };
