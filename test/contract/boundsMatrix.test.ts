@@ -23,7 +23,7 @@ import { lazyTemporalAccess } from '../../src/entry/compose.js';
 import { createPlatformRegistry } from '../../src/platforms/registry.js';
 import type { TemporalAccess } from '../../src/temporal/access.js';
 import { TEST_NOW } from '../helpers/constants.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, rowForInsert, type TestDatabase } from '../helpers/db.js';
 import { connectModern } from '../helpers/mcp.js';
 import { sampleArgs, sampleValues } from '../helpers/samples.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
@@ -714,13 +714,15 @@ test.serial('The shop platform\'s coupon rules (coupons_capabilities) hold at an
   await ensure(`percent ${percentRange.min - 0.01}`, { code: 'BOUNDSPLOW', discount: { type: 'percent', percent: Math.round((percentRange.min - 0.01) * 100) / 100 } }, 'discount.percent');
   await ensure(`percent ${percentRange.max}`, { code: 'BOUNDSPMAX', discount: { type: 'percent', percent: percentRange.max } }, null);
   const sk = await shopOf(db, 'demo', 'sk');
-  const guids = (await db('categories').where({ shop_id: sk.id }).orderBy('guid').limit(restrictions.maxCategories + 1).select('guid')).map((r: { guid: string }) => r.guid);
-  if (guids.length > restrictions.maxCategories) {
-    await ensure(`${restrictions.maxCategories} categories`, { code: 'BOUNDSCATS', categoryGuids: guids.slice(0, restrictions.maxCategories) }, null);
-    await ensure(`${restrictions.maxCategories + 1} categories`, { code: 'BOUNDSCATX', categoryGuids: guids }, 'categoryGuids');
-  } else {
-    t.log(`shop sk has ${guids.length} categories, fewer than ${restrictions.maxCategories + 1}: the categories bound is tried in Part 1 only`);
-  }
+  // Shop sk has fewer categories than the platform's limit: copies of one (new guids) make the limit and one more.
+  const categories = () => db('categories').where({ shop_id: sk.id }).orderBy('guid').limit(restrictions.maxCategories + 1).select('guid');
+  const have = (await categories()).length;
+  const first = await db('categories').where({ shop_id: sk.id }).orderBy('id').first();
+  for (let i = have; i <= restrictions.maxCategories; i++) await db('categories').insert({ ...rowForInsert(first), guid: `${first.guid}-bounds-${i}` });
+  const guids = (await categories()).map((r: { guid: string }) => r.guid);
+  t.is(guids.length, restrictions.maxCategories + 1);
+  await ensure(`${restrictions.maxCategories} categories`, { code: 'BOUNDSCATS', categoryGuids: guids.slice(0, restrictions.maxCategories) }, null);
+  await ensure(`${restrictions.maxCategories + 1} categories`, { code: 'BOUNDSCATX', categoryGuids: guids }, 'categoryGuids');
   report(t, problems);
 });
 
