@@ -10,10 +10,13 @@
  *   a value the schema allows that the server refuses is a failure, as is one the schema refuses that it accepts.
  *   The first test lists the bounds per capability and fails when a capability with a bound is missing from BASE,
  *   or a pattern from PATTERNS: a new capability, parameter or pattern joins by construction.
+ *   A value at a bound answered with INTERNAL_ERROR fails too. COMPANIONS adds what a parameter needs beside it;
+ *   NOT_A_BOUND lists refusals at a bound that are not about it (lookups, the shop platform's narrower rules, GM7).
  *   Part 2 (domain limits no schema states, written literally from SPEC/DECISIONS/docs/decisions.md): a search's
- *   `limit` 100/101 (D6), 50 real products in one proposal (content limits, "At most 50 products") and 51, a fixed
- *   discount of 0.01 created and 0.00 refused, monthly analytics 24/25 months and advertising history 6 months
- *   (SPEC Limits, N11). The 366/367-day period is periodMatrix's.
+ *   `limit` 100/101 (D6), 50 real products in one proposal (content limits, "At most 50 products") and 51, every
+ *   text field at its longest, a fixed discount of 0.01 created and 0.00 refused, the platform's coupon rules
+ *   (coupons_capabilities) at and past each, monthly analytics 24/25 months, advertising history 6 months (SPEC
+ *   Limits, N11), webhook endpoints per plan (start 5, growth 20, pro 50). The 366/367-day period is periodMatrix's.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import type { Client as ModernClient } from '@modelcontextprotocol/client';
