@@ -10,7 +10,7 @@ const SLOW_FIRST = [
   'e2e/automations', 'integration/webhooksDirect', 'integration/webhooks', 'workflows/proposalCrash', 'workflows/syncCrash',
   'workflows/demoDataLoad', 'integration/shippingRollups', 'integration/liveSync', 'integration/webhooksCrash',
   'integration/automationsRuns', 'workflows/syncSchedules', 'contract/shadowTenant', 'contract/periodMatrix',
-  'integration/applicationPermissions', 'contract/stateMatrix', 'integration/applicationRecords',
+  'integration/applicationPermissions', 'contract/stateMatrix', 'integration/applicationRecords', 'contract/boundsMatrix',
 ];
 
 function rank(file) {

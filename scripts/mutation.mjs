@@ -25,6 +25,7 @@ const MATRIX_FILES = [
   'dist/test/contract/scopeMatrix.test.js',
   'dist/test/contract/periodMatrix.test.js',
   'dist/test/contract/filterMatrix.test.js',
+  'dist/test/contract/boundsMatrix.test.js',
   'dist/test/integration/applicationPermissions.test.js',
   'dist/test/integration/applicationRecords.test.js',
   'dist/test/contract/stateMatrix.test.js',

@@ -108,13 +108,19 @@ export async function createArticle(db: Db, accountId: string, now: Date, input:
     sanitised ||= html.changed || title.changed;
     translations[lang] = { title: title.text, slug: t.slug, html: html.html, status: 'custom' };
   }
-  await db.transaction(async (trx) => {
-    const exists = await trx('affiliate_articles').where({ account_id: accountId, key: input.key }).first('id');
-    if (exists) throw new AppError('ALREADY_EXISTS', `An article \`${input.key}\` exists already; change it with affiliate_articles_update.`, { param: 'key' });
-    const { max } = (await trx('affiliate_articles').where({ account_id: accountId }).max<{ max: number | null }>('position as max').first())!;
-    await trx('affiliate_articles').insert({ account_id: accountId, key: input.key, is_default: false, enabled: input.enabled ?? true, position: (max ?? 0) + 1,
-      translations: JSON.stringify(translations), updated_at: now });
-  });
+  const exists = () => new AppError('ALREADY_EXISTS', `An article \`${input.key}\` exists already; change it with affiliate_articles_update.`, { param: 'key' });
+  try {
+    await db.transaction(async (trx) => {
+      if (await trx('affiliate_articles').where({ account_id: accountId, key: input.key }).first('id')) throw exists();
+      const { max } = (await trx('affiliate_articles').where({ account_id: accountId }).max<{ max: number | null }>('position as max').first())!;
+      await trx('affiliate_articles').insert({ account_id: accountId, key: input.key, is_default: false, enabled: input.enabled ?? true, position: (max ?? 0) + 1,
+        translations: JSON.stringify(translations), updated_at: now });
+    });
+  } catch (error) {
+    // Two creations of one key at once: the unique index lets one in; the other is told what the check above says.
+    if ((error as { code?: string }).code === '23505') throw exists();
+    throw error;
+  }
   return { article: (await getArticle(db, accountId, input.key, undefined))!, sanitised, ...articleReport(translations) };
 }
 
@@ -236,7 +242,7 @@ export async function createCampaign(db: Db, accountId: string, shop: ShopRef, n
       attribution_window_days: input.attributionWindowDays ?? programme.click_window_days, availability, approval: input.approval ?? 'manual',
       enabled: input.enabled ?? true, is_default: false, descriptions: JSON.stringify(descriptions), created_at: now,
     }).returning('id');
-    if (availability === 'chosen') await trx('affiliate_campaign_partners').insert(input.partnerIds!.map((p) => ({ campaign_id: row.id, partner_id: p })));
+    if (availability === 'chosen') await trx('affiliate_campaign_partners').insert([...new Set(input.partnerIds!)].map((p) => ({ campaign_id: row.id, partner_id: p })));
     return String(row.id);
   });
   return { campaign: (await getCampaign(db, shop, id))!, sanitised, ...variableReport('portal', ...Object.values(descriptions)) };
@@ -269,7 +275,8 @@ export async function updateCampaign(db: Db, accountId: string, shop: ShopRef, i
     if (input.partnerIds?.length) {
       await checkPartners(trx, accountId, input.partnerIds);
       await trx('affiliate_campaign_partners').where({ campaign_id: row.id }).delete();
-      await trx('affiliate_campaign_partners').insert(input.partnerIds.map((p) => ({ campaign_id: row.id, partner_id: p })));
+      // A list of partners is a set: a partner named twice is in the campaign once (not a duplicate-key 500).
+      await trx('affiliate_campaign_partners').insert([...new Set(input.partnerIds)].map((p) => ({ campaign_id: row.id, partner_id: p })));
     }
   });
   return { campaign: (await getCampaign(db, shop, campaignId))!, sanitised, ...variableReport('portal', ...Object.values(descriptions)) };

@@ -53,7 +53,7 @@ export const inventoryProductAvailability = defineCapability({
   market: 'required',
   params: z.object({
     market,
-    codes: z.string().max(MAX_CODES * 129).regex(new RegExp(`^[^,]{1,128}(,[^,]{1,128}){0,${MAX_CODES - 1}}$`), `1 to ${MAX_CODES} comma-separated item codes of 1..128 characters`)
+    codes: z.string().max(MAX_CODES * 129 - 1).regex(new RegExp(`^[^,]{1,128}(,[^,]{1,128}){0,${MAX_CODES - 1}}$`), `1 to ${MAX_CODES} comma-separated item codes of 1..128 characters`)
       .describe(`Comma-separated item codes (product codes in the shop), 1 to ${MAX_CODES}, each 1..128 characters.`),
   }).strict(),
   result: z.object({
