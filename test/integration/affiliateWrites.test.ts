@@ -11,6 +11,7 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import type { Db } from '../../src/db/knex.js';
 import { connectLegacy, connectModern, toolError } from '../helpers/mcp.js';
 import { api, issueKey } from '../helpers/server.js';
+import { PortalBrowser } from '../helpers/portal.js';
 import { TEST_NOW } from '../helpers/constants.js';
 import { PDFParse } from 'pdf-parse';
 
@@ -339,6 +340,13 @@ test('When a portal page is written, then its HTML is sanitised, unknown variabl
   const draft = data(await call(t.context.client, 'affiliate_portal_pages_update', { market: 'sk', page: 'login', language: 'en', html: '<p>Welcome back</p>', publish: false }));
   t.is(draft.status, 'draft');
   t.false(draft.sanitised);
+  // A draft is not shown to partners (AW6): the sign-in page keeps the built-in wording until the text is published.
+  const signIn = async () => (await new PortalBrowser(t.context.server.baseUrl, { language: 'en' }).get('/portal/demo/sk/sign-in')).html;
+  t.false((await signIn()).includes('Welcome back'), 'the draft is not on the portal');
+  t.is(data(await call(t.context.client, 'affiliate_portal_pages_update', { market: 'sk', page: 'login', language: 'en', html: '<p>Welcome back</p>' })).status, 'published');
+  t.true((await signIn()).includes('<p>Welcome back</p>'), 'the published text is');
+  t.is(data(await call(t.context.client, 'affiliate_portal_pages_update', { market: 'sk', page: 'login', language: 'en', restoreDefault: true })).status, 'default');
+  t.false((await signIn()).includes('Welcome back'), 'the default is back');
   const restored = data(await call(t.context.client, 'affiliate_portal_pages_update', { market: 'sk', page: 'programme_description', language: 'sk', restoreDefault: true }));
   t.is(restored.status, 'default');
   t.is(restored.html, null);

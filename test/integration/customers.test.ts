@@ -220,6 +220,31 @@ test('When a customer\'s revenue does not divide by the orders, then the average
   }
 });
 
+test('When a customer of the directory has cancelled orders, then their average order divides the revenue by the orders not cancelled (N3), as on their own page', async (t) => {
+  const db = t.context.database.db;
+  const sk = await shopId(db, 'demo', 'sk');
+  // sk customers with at least one cancelled and two kept orders, straight from the orders.
+  const { rows } = await db.raw(`
+    select trim(customer_email_hash) as key, (sum(total_with_vat) filter (where status_id <> ?) * 100)::bigint::text as cents,
+           count(*) filter (where status_id <> ?)::int as kept, count(*) filter (where status_id = ?)::int as cancelled
+    from orders where shop_id = ? group by customer_email_hash
+    having count(*) filter (where status_id = ?) >= 1 and count(*) filter (where status_id <> ?) >= 2 order by 1 limit 3`,
+  [CANCELLED_STATUS_ID, CANCELLED_STATUS_ID, CANCELLED_STATUS_ID, sk, CANCELLED_STATUS_ID, CANCELLED_STATUS_ID]);
+  t.is(rows.length, 3, 'sk has customers with cancelled orders');
+  for (const r of rows as Array<{ key: string; cents: string; kept: number; cancelled: number }>) {
+    // Half a cent and more rounds away from zero (the rounding test above proves the rule on its own).
+    const cents = Math.floor((2 * Number(r.cents) + r.kept) / (2 * r.kept));
+    const average = [{ amount: `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`, currency: 'EUR' }];
+    const listed = await get(t, `/customers?market=sk&search=${r.key}`);
+    t.is(listed.status, 200, JSON.stringify(listed.body));
+    const entry = listed.body.data.find((c: any) => c.customerKey === r.key);
+    t.truthy(entry, `${r.key} is found by its key`);
+    t.is(entry.cancelledOrdersCount, r.cancelled);
+    t.deepEqual(entry.averageOrder, average, `${r.key}: ${r.cents} cents over ${r.kept} kept orders (${r.cancelled} cancelled)`);
+    t.deepEqual((await get(t, `/customers/${r.key}?market=sk`)).body.data.averageOrder, average);
+  }
+});
+
 test('When the purchase period is wrong, then the error names purchaseFrom/purchaseTo', async (t) => {
   const reversed = await get(t, '/customers?market=sk&purchaseFrom=2026-06-10&purchaseTo=2026-06-01');
   t.is(reversed.status, 400);

@@ -137,3 +137,32 @@ test('When random shipment histories are synced and later change state, then shi
   }), { numRuns: 40, seed: 20261124 });
   t.true(checks >= 40, `compared ${checks} periods`);
 });
+
+test('When a synced shipment moves twice in one batch, then each shipment.status_changed names the status it left, not the one stored before the batch', async (t) => {
+  const db = t.context.database.db;
+  const shop = (await findSyncShop(db, 'demo', 'cz'))!;
+  const created = Date.parse('2026-10-21T08:00:00Z');
+  const scan = (minutes: number, status: string): GeneratedTrackingEvent => ({ occurredAt: new Date(created + minutes * 60_000), status: status as never, description: status, location: null, isDelivery: status === 'DELIVERED' });
+  const shipment = (events: GeneratedTrackingEvent[], outcome: 'in_transit' | 'delivered'): PlatformShipment => ({
+    carrierCode: 'dpd', trackingNumber: 'TWICE-1', country: 'CZ' as never, status: events[events.length - 1].status as never, outcome,
+    createdAt: new Date(created), updatedAt: events[events.length - 1].occurredAt, handedOverAt: new Date(created + 60 * 60_000),
+    deliveredAt: events.find((e) => e.isDelivery)?.occurredAt ?? null, events, orderCode: 'TWICE-1',
+  });
+  // Every change after the epoch is news here, so each transition is announced.
+  const sync = async (s: PlatformShipment) => db.transaction(async (trx) => {
+    const sink = new EventSink(trx, shop, 0);
+    await applyShipments(trx, shop, [s], sink);
+    await sink.flush();
+  });
+  const first = [scan(0, 'CREATED'), scan(60, 'HANDED_OVER')];
+  await sync(shipment(first, 'in_transit'));
+  await sync(shipment([...first, scan(120, 'IN_TRANSIT'), scan(180, 'DELIVERED')], 'delivered'));
+  const id = String((await db('shipments').where({ shop_id: shop.id, tracking_number: 'TWICE-1' }).first('id')).id);
+  const events = await db('outbox_events').where({ resource_id: id }).whereIn('event_type', ['shipment.status_changed', 'shipment.delivered']).orderBy('id').select('event_type', 'data');
+  t.deepEqual(events.map((e) => [e.event_type, e.data.previous_status, e.data.status]), [
+    ['shipment.status_changed', 'CREATED', 'HANDED_OVER'],
+    ['shipment.status_changed', 'HANDED_OVER', 'IN_TRANSIT'],
+    ['shipment.status_changed', 'IN_TRANSIT', 'DELIVERED'],
+    ['shipment.delivered', 'IN_TRANSIT', 'DELIVERED'],
+  ]);
+});

@@ -12,6 +12,7 @@ import { webhookSignals, workflowIds } from '../../src/temporal/constants.js';
 import { webhookWorkflowsClient } from '../../src/temporal/webhooks.js';
 import { dispatchOutboxBatch, startPendingDeliveries } from '../../src/webhooks/dispatch.js';
 import { disableEndpoint, enableEndpoint } from '../../src/webhooks/endpoints.js';
+import { pauseIfOverLimits } from '../../src/webhooks/pause.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { accountId, bulkOrderEvents, emitOrderEvents, isolateWebhooks, makeEndpoint, testSettings } from '../helpers/webhooks.js';
@@ -111,10 +112,19 @@ test.serial('When dispatch brings an endpoint to 5,000 pending deliveries nothin
       for (const id of result.overPendingLimit) await t.context.workflows.checkEndpoint(id);
     } while (result.events > 0);
   };
+  // Only PENDING deliveries count: five earlier ones, one SENT, two FAILED, two SKIPPED, stand beside the 5,000.
+  await bulkOrderEvents(db, 5, { shop: 'hu' });
+  await check();
+  const earlier = await db('webhook_deliveries').where({ endpoint_id: endpoint.id }).orderBy('id').pluck('id');
+  t.is(earlier.length, 5);
+  for (const [ids, status] of [[earlier.slice(0, 1), 'SENT'], [earlier.slice(1, 3), 'FAILED'], [earlier.slice(3), 'SKIPPED']] as const) {
+    await db('webhook_deliveries').whereIn('id', ids).update({ status });
+  }
   await bulkOrderEvents(db, 5_000, { shop: 'hu' });
   await check();
   t.is(await countWhere(db, { endpoint_id: endpoint.id, status: 'PENDING' }), 5_000);
   t.is((await endpointRow(db, endpoint.id)).state, 'enabled', '5,000 is not more than 5,000');
+  t.like(await pauseIfOverLimits(db, endpoint.id), { paused: false, pending: 5_000 }, 'the five delivered, failed or skipped ones are not pending');
 
   await bulkOrderEvents(db, 1, { shop: 'hu' });
   await check();
@@ -127,7 +137,7 @@ test.serial('When dispatch brings an endpoint to 5,000 pending deliveries nothin
   // Disabling turns them into SKIPPED.
   const disabled = await disableEndpoint(db, await accountId(db), endpoint.id);
   t.is(disabled.skipped, 5_001);
-  t.is(await countWhere(db, { endpoint_id: endpoint.id, status: 'SKIPPED' }), 5_001);
+  t.is(await countWhere(db, { endpoint_id: endpoint.id, status: 'SKIPPED' }), 5_001 + 2, 'the 5,001 beside the two skipped before');
 });
 
 test.serial('When an endpoint is disabled while its deliveries wait in a pause, then they become SKIPPED and their workflows end at once', async (t) => {
