@@ -11,6 +11,9 @@ const SLOW_FIRST = [
   'workflows/demoDataLoad', 'integration/shippingRollups', 'integration/liveSync', 'integration/webhooksCrash',
   'integration/automationsRuns', 'workflows/syncSchedules', 'contract/shadowTenant', 'contract/periodMatrix',
   'integration/applicationPermissions', 'contract/stateMatrix', 'integration/applicationRecords', 'contract/boundsMatrix',
+  // Long in wall time, little CPU (they wait on child processes): in name order they came last and made the run's tail.
+  'integration/automationsCli', 'integration/webhooksPostgresCrash', 'integration/start', 'workflows/affiliatePayoutHeartbeat',
+  'workflows/automationCrash', 'workflows/affiliatePayoutCrash',
 ];
 
 function rank(file) {
