@@ -32,6 +32,7 @@ import { sampleArgs, sampleValues } from '../helpers/samples.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { shopOf } from '../helpers/shops.js';
 import { accountId, fakeDns, makeEndpoint, testSettings } from '../helpers/webhooks.js';
+import { pool } from '../helpers/pool.js';
 
 interface Context {
   database: TestDatabase;
@@ -524,18 +525,6 @@ const VALIDATION = ['INVALID_PARAMETER', 'MISSING_PARAMETER', 'UNKNOWN_PARAMETER
 function names(param: string | null, tried: string): boolean {
   if (!param) return false;
   return param === tried || tried.startsWith(`${param}.`) || param.startsWith(`${tried}.`);
-}
-
-async function pool<R>(limit: number, tasks: Array<() => Promise<R>>): Promise<R[]> {
-  const results: R[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]();
-    }
-  }));
-  return results;
 }
 
 function report(t: T, problems: string[]): void {

@@ -28,6 +28,7 @@ import { sampleValues } from '../helpers/samples.js';
 import { api } from '../helpers/server.js';
 import { shopOf, type ShopInfo } from '../helpers/shops.js';
 import { TEST_NOW } from '../helpers/constants.js';
+import { pool } from '../helpers/pool.js';
 
 type Item = Record<string, any>;
 type Args = Record<string, unknown>;
@@ -464,19 +465,6 @@ function interfacesOf(capability: Capability): Array<'rest' | 'mcp'> {
   return [...(capability.path ? ['rest' as const] : []), ...(capability.mcpTool ? ['mcp' as const] : [])];
 }
 
-/** Runs `tasks` with at most `width` at a time. */
-async function pool<T>(tasks: Array<() => Promise<T>>, width = 6): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]();
-    }
-  }));
-  return results;
-}
-
 const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
 
 /** The enum values of a parameter (a boolean: both). */
@@ -577,7 +565,7 @@ test('When every enum or boolean filter is called with each of its values (REST 
       }
     }];
   });
-  await pool(tasks);
+  await pool(6, tasks);
   t.deepEqual(problems, []);
 });
 
@@ -615,7 +603,7 @@ test('When every free-value filter is given a value from the data, then it answe
       }
     });
   });
-  await pool(tasks);
+  await pool(6, tasks);
   t.deepEqual(problems, []);
 });
 
@@ -658,7 +646,7 @@ test('Every filter\'s bound (its enum, length, pattern or range) is declared ali
 
 test('When an enum filter is given a value outside its enum, then REST answers 400 INVALID_PARAMETER', async (t) => {
   const problems: string[] = [];
-  await pool(enumEntries.filter(([name]) => byName.get(name.split(':')[0])!.path).map(([name]) => async () => {
+  await pool(6, enumEntries.filter(([name]) => byName.get(name.split(':')[0])!.path).map(([name]) => async () => {
     const [capabilityName, param] = name.split(':');
     const capability = byName.get(capabilityName)!;
     const res = await api(t.context.server, restPath(capability, { ...baseArgs(t, capability), [param]: 'no_such_value' }), t.context.key);
@@ -771,6 +759,6 @@ test('When every search is given a text of each documented field of a record, th
       if (none.status !== 200 || none.items.length !== 0) problems.push(`${name} ${via} nothing: ${none.status} ${none.code} ${none.items.length} hits`);
     });
   });
-  await pool(tasks);
+  await pool(6, tasks);
   t.deepEqual(problems, []);
 });

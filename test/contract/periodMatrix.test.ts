@@ -25,6 +25,7 @@ import { daysBefore, todayIn } from '../helpers/oracles.js';
 import { sampleArgs, sampleValues } from '../helpers/samples.js';
 import { api } from '../helpers/server.js';
 import { shopOf } from '../helpers/shops.js';
+import { pool } from '../helpers/pool.js';
 
 /** The planted conversation (shop sk, Europe/Bratislava): 1 Nov 10:00 to 4 Nov 10:00 local time. */
 const RESUMED_CONVERSATION = { startedAt: '2026-11-01T09:00:00.000Z', lastActivityAt: '2026-11-04T09:00:00.000Z' };
@@ -264,19 +265,6 @@ async function viaMcp(client: ModernClient, capability: Capability, args: Record
   }
   const s = result.structuredContent ?? {};
   return { status: 200, code: null, items: s.items ?? null, data: s.data ?? null, hasMore: s.hasMore ?? null, nextCursor: s.nextCursor ?? null, period: s.period ?? null, text };
-}
-
-/** Runs `tasks` with at most `limit` at a time. */
-async function pool<R>(limit: number, tasks: Array<() => Promise<R>>): Promise<R[]> {
-  const results: R[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]();
-    }
-  }));
-  return results;
 }
 
 /** Every record of a list for `args`, walking its cursor with `limit`; the pages as seen. */

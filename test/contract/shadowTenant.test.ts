@@ -26,6 +26,7 @@ import { sampleArgs, sampleValues } from '../helpers/samples.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { SHADOW_EXCLUDED, shadowShop, type ShadowCopy } from '../helpers/shadowTenant.js';
 import { shopId } from '../helpers/shops.js';
+import { pool } from '../helpers/pool.js';
 
 const ACME_MARKER = ' SHADOW-ACME';
 const DEMO_MARKER = ' SHADOW-DEMO';
@@ -96,19 +97,6 @@ function stable(text: string): string {
   return text.replace(/(\\*)"requestId\1":\1"[^"\\]*\1"/g, '$1"requestId$1":$1"-$1"');
 }
 
-/** Runs `tasks` with at most `width` at once, in order of the results. */
-async function pool<T>(tasks: Array<() => Promise<T>>, width = 4): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]();
-    }
-  }));
-  return results;
-}
-
 /** Every read over REST and MCP with both keys: label → the answer's stable text. */
 async function callEverything(t: ExecutionContext<Context>): Promise<Map<string, string>> {
   const { server, samples, keys } = t.context;
@@ -136,7 +124,7 @@ async function callEverything(t: ExecutionContext<Context>): Promise<Map<string,
         }
       }
     }
-    await pool(tasks);
+    await pool(4, tasks);
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
@@ -157,7 +145,7 @@ async function readPages(t: ExecutionContext<Context>): Promise<Map<string, stri
   ];
   const out = new Map<string, string>();
   const [czOnly, allShops] = t.context.clients;
-  await pool([czOnly, allShops].flatMap((client, i) => pages.map((page) => async () => {
+  await pool(4, [czOnly, allShops].flatMap((client, i) => pages.map((page) => async () => {
     const res = await client.get(page);
     out.set(`${i === 0 ? 'cz person' : 'all-shops person'} ${page}`, `${res.status} ${res.text.replace(/name="_csrf" value="[^"]*"/g, 'name="_csrf"')}`);
   })));
