@@ -118,8 +118,13 @@ export async function connectShop(db: Db, platforms: PlatformRegistry, secretsKe
   });
 }
 
-/** Disconnects a shop: its sync Schedule is deleted within a minute (as `shops remove`), its data and events stay, its credentials are deleted. */
-export async function disconnectShop(db: Db, accountCode: string, code: string): Promise<void> {
+/**
+ * Disconnects a shop: its sync Schedule is deleted within a minute (as `shops remove`), its data and events stay, its
+ * credentials are deleted. `actorShops` are the shops of the person acting (null = all, and the CLI's operator): a person
+ * limited to some shops disconnects only those (GM9), SHOP_FORBIDDEN otherwise.
+ */
+export async function disconnectShop(db: Db, accountCode: string, code: string, actorShops: ReadonlySet<string> | null = null): Promise<void> {
+  if (actorShops && !actorShops.has(code)) throw new AppError('SHOP_FORBIDDEN', `You may not act for shop \`${code}\`.`, { market: code });
   const account = await db('accounts').where({ code: accountCode }).first('id');
   if (!account) throw new AppError('NOT_FOUND', `No account \`${accountCode}\`.`, { param: 'account' });
   await db.transaction(async (trx) => {

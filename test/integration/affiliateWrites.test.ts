@@ -565,3 +565,26 @@ test('When the caller lacks personal-data:read, then the decision\'s answer has 
     await client.close();
   }
 });
+
+test.serial('When a campaign names a partner twice, then the campaign is theirs once, on create and on update (partnerIds is a set)', async (t) => {
+  const db = t.context.database.db;
+  const [p, q] = [await newPartner(db, t.context.accountId, { state: 'approved' }), await newPartner(db, t.context.accountId, { state: 'approved' })];
+  const created = data(await call(t.context.client, 'affiliate_campaigns_create', {
+    market: 'sk', name: 'Twice', reward: { type: 'percent', percent: 5 }, availability: 'chosen', partnerIds: [p.id, p.id],
+  })).campaign;
+  t.deepEqual(created.availability, { to: 'chosen', partnerIds: [p.id] });
+  const updated = data(await call(t.context.client, 'affiliate_campaigns_update', { market: 'sk', campaignId: created.campaignId, partnerIds: [q.id, p.id, q.id] })).campaign;
+  t.deepEqual([...updated.availability.partnerIds].sort(), [p.id, q.id].sort());
+  t.is(Number((await db('affiliate_campaign_partners').where({ campaign_id: created.campaignId }).count<{ n: string }[]>({ n: '*' }))[0].n), 2);
+});
+
+test.serial('When two assistants create an article of one key at the same moment, then one is created and the other is told ALREADY_EXISTS', async (t) => {
+  const translations = { sk: { title: 'Súbeh', slug: 'subeh', html: '<p>a</p>' }, en: { title: 'Race', slug: 'race', html: '<p>a</p>' } };
+  // Several pairs, so that at least some really meet at the unique index rather than one after the other.
+  for (let i = 0; i < 5; i += 1) {
+    const key = `race-${i}-${Math.floor(Math.random() * 1e6)}`;
+    const answers = await Promise.all([0, 1].map(() => call(t.context.client, 'affiliate_articles_create', { key, translations })));
+    const errors = answers.filter((a) => (a as { isError?: boolean }).isError).map((a) => toolError(a).error.code);
+    t.deepEqual(errors, ['ALREADY_EXISTS'], `pair ${i}: one created, one ALREADY_EXISTS`);
+  }
+});
