@@ -10,7 +10,7 @@ const SLOW_FIRST = [
   'e2e/automations', 'integration/webhooksDirect', 'integration/webhooks', 'workflows/proposalCrash', 'workflows/syncCrash',
   'workflows/demoDataLoad', 'integration/shippingRollups', 'integration/liveSync', 'integration/webhooksCrash',
   'integration/automationsRuns', 'workflows/syncSchedules', 'contract/shadowTenant', 'contract/periodMatrix',
-  'integration/applicationPermissions', 'contract/stateMatrix', 'integration/applicationRecords', 'contract/boundsMatrix',
+  'integration/applicationPermissions', 'contract/stateMatrix', 'integration/applicationRecords', 'contract/boundsMatrix', 'contract/contrastMatrix',
   // Long in wall time, little CPU (they wait on child processes): in name order they came last and made the run's tail.
   'integration/automationsCli', 'integration/webhooksPostgresCrash', 'integration/start', 'workflows/affiliatePayoutHeartbeat',
   'workflows/automationCrash', 'workflows/affiliatePayoutCrash',

@@ -29,6 +29,7 @@ const MATRIX_FILES = [
   'dist/test/integration/applicationPermissions.test.js',
   'dist/test/integration/applicationRecords.test.js',
   'dist/test/contract/stateMatrix.test.js',
+  'dist/test/contract/contrastMatrix.test.js',
 ];
 
 if (!process.env.TEST_TEMPLATE_DB) {

@@ -8,6 +8,7 @@ import type { Period } from '../capabilities/period.js';
 import type { PageRequest } from '../capabilities/types.js';
 import type { ShopRef } from '../capabilities/context.js';
 import { money } from '../money.js';
+import { ORDER_STATUSES } from '../records/statuses.js';
 import { iso, keysetPage, toPage, wherePeriod } from './keyset.js';
 
 export const PARTNER_STATES = ['waiting', 'approved', 'rejected', 'suspended'] as const;
@@ -280,7 +281,7 @@ export async function listDiscountCodes(db: Db, shop: ShopRef) {
   const rows: Array<Record<string, any>> = (await db.raw(`
     select dc.code, dc.partner_id, p.handle, p.state, dc.created_at,
       count(o.id)::int as orders,
-      sum(o.total_with_vat) filter (where cv.commission_state is distinct from 'rejected') as revenue,
+      sum(o.total_with_vat) filter (where o.status_id not in (${ORDER_STATUSES.cancelled.id}, ${ORDER_STATUSES.returned.id})) as revenue,
       count(cv.id)::int as conversions
     from affiliate_discount_codes dc
     join affiliate_partners p on p.id = dc.partner_id
