@@ -119,10 +119,18 @@ function stuckRequests(now: number, stuckAfterMs: number): { count: number; endp
 }
 
 /**
- * Senders whose latest fill ran out of the process's room (WS8): a batch recorded by any sender of the process gives
- * room back, and wakes them. Other records wake nobody: the lanes' own slots wake their dispatcher (freeSlot).
+ * Senders that ran out of the process's room (WS8), longest waiting first: a batch recorded by any sender of the process
+ * gives room back and wakes the first; a fill that leaves room wakes the next (one at a time: waking all of them for
+ * the few slots one batch gives back only made each look at the outbox of its partition and find no room).
  */
 const waitingForRoom = new Set<() => void>();
+
+function wakeNextForRoom(): void {
+  const [first] = waitingForRoom;
+  if (!first) return;
+  waitingForRoom.delete(first);
+  first();
+}
 
 /** Delivery ids this process is working on (the dispatcher leaves them out of its own workflow starts). */
 export function claimedDeliveries(): ReadonlySet<string> {
@@ -359,6 +367,7 @@ export class DirectSender {
       this.filling = null;
       // A lane freed slots while this fill could no longer see them, and it left deliveries it had read: look again.
       if (this.suppressed && this.leftover) this.options.onProgress?.();
+      if (this.processRoom(0) > 0) wakeNextForRoom();
     }
   }
 
@@ -366,7 +375,7 @@ export class DirectSender {
     // Requests stuck at a receiver that does not answer do not count (T22), up to the bound on open requests.
     const stuck = stuckRequests(Date.now(), this.stuckAfterMs);
     stuckEndpoints = stuck.endpoints;
-    const room = Math.min(this.maxInFlight - processInFlight + stuck.count, this.maxOpen - processInFlight);
+    const room = this.processRoom(stuck.count);
     if (room <= 0) {
       this.waitForRoom();
       return 0;
@@ -416,7 +425,7 @@ export class DirectSender {
     const queues = [...byEndpoint.values()].filter((list) => list.length > 0 && allowed.has(String(list[0].account_id)));
     const picked: Taken[][] = queues.map(() => []);
     let left = room;
-    let failingLeft = Math.floor(this.maxInFlight * FAILING_SHARE) - failingInFlight;
+    let failingLeft = this.failingRoom();
     const failingQueue = queues.map((list) => isFailing(String(list[0].endpoint_id), list[0].consecutive_failures));
     for (let i = 0; left > 0; i++) {
       let any = false;
@@ -441,8 +450,14 @@ export class DirectSender {
     for (const batch of picked) {
       if (batch.length === 0) continue;
       const lane = String(batch[0].endpoint_id);
-      // The lane may have filled while this look-up ran (an overlapping run): take only what still fits.
-      const fits = batch.slice(0, Math.max(0, this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
+      // The lane may have filled while this look-up ran (an overlapping run), and the process's room too: the other
+      // partitions this process serves take from it while this look-up runs (WS5's bound is the process's, not each
+      // run's). Take only what still fits.
+      const whileFailing = isFailing(lane, batch[0].consecutive_failures);
+      const fitting = Math.min(this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0),
+        this.processRoom(stuckRequests(Date.now(), this.stuckAfterMs).count), whileFailing ? this.failingRoom() : Infinity);
+      const fits = batch.slice(0, Math.max(0, fitting)).filter((row) => !claimed.has(String(row.id)));
+      if (fits.length < batch.length && fitting < batch.length) this.waitForRoom();
       unused.push(...batch.filter((row) => row.attempts > 0 && won.has(String(row.id)) && !fits.includes(row)));
       if (fits.length === 0) continue;
       const takenAt = Date.now();
@@ -450,7 +465,7 @@ export class DirectSender {
         claimed.add(String(row.id));
         underWaySince.set(String(row.id), { since: takenAt, endpointId: lane });
       }
-      this.takeSlots(lane, fits.length, isFailing(lane, batch[0].consecutive_failures));
+      this.takeSlots(lane, fits.length, whileFailing);
       started += fits.length;
       this.track(this.sendLane(fits));
     }
@@ -527,6 +542,19 @@ export class DirectSender {
     void work.finally(() => this.sends.delete(work));
   }
 
+  /**
+   * How many more requests this process may start now: its bound, where requests stuck at a receiver do not count (T22),
+   * within the bound on all open requests.
+   */
+  private processRoom(stuckCount: number): number {
+    return Math.min(this.maxInFlight - processInFlight + stuckCount, this.maxOpen - processInFlight);
+  }
+
+  /** How many more requests failing endpoints together may start now (T21). */
+  private failingRoom(): number {
+    return Math.floor(this.maxInFlight * FAILING_SHARE) - failingInFlight;
+  }
+
   /** Asks to be woken when a recorded batch gives the process's room back. */
   private waitForRoom(): void {
     if (this.options.onProgress) waitingForRoom.add(this.options.onProgress);
@@ -564,6 +592,8 @@ export class DirectSender {
       // WS8: a fill under way that included this endpoint sees the freed slots when its rows come back (the lanes are
       // read then): waking the dispatcher again would only make it look at full lanes.
       if (this.filling && !this.filling.has(endpointId)) this.suppressed = true;
+      // No room in the process (the slot counts until its attempt is recorded): the record wakes it in turn.
+      else if (this.processRoom(stuckRequests(Date.now(), this.stuckAfterMs).count) <= 0) this.waitForRoom();
       else this.options.onProgress?.();
     }
   }
@@ -705,9 +735,7 @@ export class DirectSender {
     // dispatcher's sleep ends. Otherwise nobody needs waking: the lanes' slots were freed as their requests ended.
     const retrying = outcome.mine.some((r) => moved.get(r.deliveryId) === 'PENDING');
     if (retrying) this.options.onProgress?.();
-    const waiting = [...waitingForRoom];
-    waitingForRoom.clear();
-    for (const wake of waiting) wake();
+    wakeNextForRoom();
   }
 
   /**
