@@ -209,7 +209,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
             totals.deliveries += dispatched.deliveries;
             totals.sent = sender.totals.sent;
             failures = 0;
-            if (dispatched.events === 0 && taken === 0) {
+            // WS8: a round that took deliveries but dispatched nothing sleeps too: the lanes it filled are full, and
+            // whatever makes room again wakes it (half a lane or all of it free, a batch recorded, NOTIFY of new work;
+            // a cool-down, a stuck request and a due retry by the time-outs below). Looking again at once only cost a
+            // round trip that found every lane full, while the lanes drained. Unless retries it took were claimed by
+            // their workflows: the first attempts behind them may fit now.
+            if (dispatched.events === 0 && (taken === 0 || !sender.lostClaims)) {
               // Asleep until NOTIFY, a finished request, the safety net, or the next retry falling due (WR1: made here
               // on time; the delivery's workflow makes it when no dispatcher does).
               const idleMs = deps.dispatcherIdleMs ?? UPKEEP_INTERVAL_MS;

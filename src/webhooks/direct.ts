@@ -118,6 +118,20 @@ function stuckRequests(now: number, stuckAfterMs: number): { count: number; endp
   return { count, endpoints };
 }
 
+/**
+ * Senders that ran out of the process's room (WS8), longest waiting first: a batch recorded by any sender of the process
+ * gives room back and wakes the first; a fill that leaves room wakes the next (one at a time: waking all of them for
+ * the few slots one batch gives back only made each look at the outbox of its partition and find no room).
+ */
+const waitingForRoom = new Set<() => void>();
+
+function wakeNextForRoom(): void {
+  const [first] = waitingForRoom;
+  if (!first) return;
+  waitingForRoom.delete(first);
+  first();
+}
+
 /** Delivery ids this process is working on (the dispatcher leaves them out of its own workflow starts). */
 export function claimedDeliveries(): ReadonlySet<string> {
   return claimed;
@@ -191,6 +205,105 @@ const OWNED = `d.status = 'PENDING' and d.workflow_started_at is null and d.held
  */
 const DUE_RETRY = `d.status = 'PENDING' and d.attempts > 0 and d.held_since is null and d.manual_retry_at is null`;
 
+interface AttemptRow extends Finished {
+  status: 'SENT' | 'FAILED' | 'PENDING';
+  nextAt: Date | null;
+  success: boolean;
+}
+
+interface Recorded {
+  /** Deliveries whose attempt was logged now (not before). */
+  logged: Set<string>;
+  /** Deliveries moved, with their new status (a delivery SKIPPED meanwhile and not taken by the receiver is absent). */
+  moved: Map<string, string>;
+  endpoints: Map<string, { consecutive_failures: number; state: string }>;
+}
+
+/** Per pool: batches waiting for the statement under way to end; they go together in the next one. */
+const recorders = new Map<Db, { waiting: { rows: AttemptRow[]; resolve: (r: Recorded) => void; reject: (e: unknown) => void }[]; running: boolean }>();
+
+/**
+ * WS8: records finished attempts of every sender of the process, one statement at a time per pool: batches finished
+ * while one is written go together in the next (group commit), so partitions served by one process share round trips
+ * and commits. A failed statement fails every batch in it; each sender keeps its results and writes them again.
+ */
+function recordAttempts(db: Db, rows: AttemptRow[]): Promise<Recorded> {
+  let recorder = recorders.get(db);
+  if (!recorder) {
+    recorder = { waiting: [], running: false };
+    recorders.set(db, recorder);
+  }
+  const r = recorder;
+  const done = new Promise<Recorded>((resolve, reject) => r.waiting.push({ rows, resolve, reject }));
+  if (!r.running) {
+    r.running = true;
+    void (async () => {
+      while (r.waiting.length > 0) {
+        const group = r.waiting.splice(0);
+        try {
+          const recorded = await recordStatement(db, group.flatMap((g) => g.rows));
+          for (const g of group) g.resolve(recorded);
+        } catch (error) {
+          for (const g of group) g.reject(error);
+        }
+      }
+      r.running = false;
+      recorders.delete(db);
+    })();
+  }
+  return done;
+}
+
+/**
+ * Logs attempts and moves their deliveries and endpoints in one statement (one round trip, one commit; its parts commit
+ * together). Only attempts logged now (unique per delivery and attempt) move anything: a batch written twice changes
+ * nothing twice. `rows` are in the order the attempts finished: D14's count follows it.
+ */
+async function recordStatement(db: Db, finished: AttemptRow[]): Promise<Recorded> {
+  const rows = finished.map((f, seq) => ({ ...f, seq })).sort((a, b) => Number(a.deliveryId) - Number(b.deliveryId));
+  const result = await db.raw<{ rows: { kind: 'logged' | 'moved' | 'endpoint'; id: string; status: string | null; failures: number | null }[] }>(`
+
+      with v as (
+        select * from unnest(?::bigint[], ?::int[], ?::text[], ?::int[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::timestamptz[], ?::bigint[], ?::int[])
+          as v(delivery_id, attempt, outcome, http_status, error, attempted_at, duration_ms, status, next_at, endpoint_id, seq)
+      ), logged as (
+        insert into webhook_delivery_attempts (delivery_id, attempt, outcome, http_status, error, attempted_at, duration_ms)
+        select delivery_id, attempt, outcome, http_status, error, attempted_at, duration_ms from v order by delivery_id
+        on conflict (delivery_id, attempt) do nothing returning delivery_id, attempt
+      ), mine as (
+        select v.* from v join logged l on l.delivery_id = v.delivery_id and l.attempt = v.attempt
+      ), moved as (
+        -- A delivery skipped while its attempt was under way stays SKIPPED unless the receiver took it (then it was sent).
+        update webhook_deliveries d set status = v.status, attempts = v.attempt, last_attempt_at = v.attempted_at, last_http_status = v.http_status,
+          held_since = null, next_attempt_at = v.next_at, completed_at = case when v.status = 'PENDING' then null else now() end
+        from mine v
+        where d.id = v.delivery_id and d.attempts < v.attempt and (d.status = 'PENDING' or (v.status = 'SENT' and d.status = 'SKIPPED'))
+        returning d.id, d.status
+      ), counts as (
+        -- D14 counts consecutive failed attempts: in the order they finished, a success resets the count.
+        select m.endpoint_id, bool_or(m.outcome = 'success') as reset,
+          count(*) filter (where m.outcome <> 'success' and m.seq > coalesce(s.last_success, -1))::int as n
+        from mine m left join (select endpoint_id, max(seq) as last_success from mine where outcome = 'success' group by endpoint_id) s on s.endpoint_id = m.endpoint_id
+        group by m.endpoint_id
+      ), endpoints as (
+        update webhook_endpoints e set consecutive_failures = case when c.reset then c.n else e.consecutive_failures + c.n end
+        from counts c where e.id = c.endpoint_id
+        returning e.id, e.consecutive_failures, e.state
+      )
+      select 'logged' as kind, delivery_id as id, null::text as status, null::int as failures from logged
+      union all select 'moved', id, status, null from moved
+      union all select 'endpoint', id, state, consecutive_failures from endpoints`,
+  arrays(rows.map((r) => r.deliveryId), rows.map((r) => r.attempt), rows.map((r) => r.result.outcome), rows.map((r) => r.result.httpStatus), rows.map((r) => r.result.error),
+    rows.map((r) => r.attemptedAt), rows.map((r) => r.result.durationMs), rows.map((r) => r.status), rows.map((r) => r.nextAt), rows.map((r) => r.endpointId), rows.map((r) => r.seq)));
+  const recorded: Recorded = { logged: new Set(), moved: new Map(), endpoints: new Map() };
+  for (const r of result.rows) {
+    if (r.kind === 'logged') recorded.logged.add(String(r.id));
+    else if (r.kind === 'moved') recorded.moved.set(String(r.id), r.status!);
+    else recorded.endpoints.set(String(r.id), { consecutive_failures: Number(r.failures), state: r.status! });
+  }
+  return recorded;
+}
+
 /** The sender of one dispatcher run: first attempts and due retries of enabled endpoints (WR1). */
 export class DirectSender {
   private readonly perEndpoint: number;
@@ -213,6 +326,16 @@ export class DirectSender {
   readonly totals = { sent: 0, failed: 0, retrying: 0 };
   /** Set when the run drained: nothing more is recorded through its connections. */
   private closed = false;
+  /**
+   * WS8: while a fill runs, the endpoints it left out because their lanes were full (their freed slots must wake the
+   * dispatcher); null between fills. `suppressed`: a wake-up was left out meanwhile; `leftover`: the fill read
+   * deliveries it did not take.
+   */
+  private filling: Set<string> | null = null;
+  private suppressed = false;
+  private leftover = false;
+  /** Whether the latest fill lost claims of due retries to their workflows (room it meant for them is left). */
+  lostClaims = false;
   /** The next retry's due time as last looked up (and moved earlier by retries recorded since). */
   private due: { at: number | null; lookedUpAt: number } | null = null;
 
@@ -235,15 +358,33 @@ export class DirectSender {
    * Returns how many it started.
    */
   async fill(): Promise<number> {
+    this.lostClaims = false;
+    this.suppressed = false;
+    this.leftover = false;
+    try {
+      return await this.takeNext();
+    } finally {
+      this.filling = null;
+      // A lane freed slots while this fill could no longer see them, and it left deliveries it had read: look again.
+      if (this.suppressed && this.leftover) this.options.onProgress?.();
+      if (this.processRoom(0) > 0) wakeNextForRoom();
+    }
+  }
+
+  private async takeNext(): Promise<number> {
     // Requests stuck at a receiver that does not answer do not count (T22), up to the bound on open requests.
     const stuck = stuckRequests(Date.now(), this.stuckAfterMs);
     stuckEndpoints = stuck.endpoints;
-    const room = Math.min(this.maxInFlight - processInFlight + stuck.count, this.maxOpen - processInFlight);
-    if (room <= 0) return 0;
+    const room = this.processRoom(stuck.count);
+    if (room <= 0) {
+      this.waitForRoom();
+      return 0;
+    }
     const now = this.now();
     // Endpoints whose lane is full are not even looked up (a failing or stuck one's lane is FAILING_LANE wide, T21).
     // (An endpoint not heard from yet is judged by Postgres once looked up: here it counts as not failing.)
     const full = [...lanes].filter(([id, n]) => n >= this.widthOf(id, 0)).map(([id]) => id);
+    this.filling = new Set(full);
     for (const [id, until] of this.coolUntil) if (until > now) full.push(id); else this.coolUntil.delete(id);
     const taken = [...claimed];
     const columns = 'd.id, d.endpoint_id, d.event_id, d.event_type, d.body, d.attempts';
@@ -284,7 +425,7 @@ export class DirectSender {
     const queues = [...byEndpoint.values()].filter((list) => list.length > 0 && allowed.has(String(list[0].account_id)));
     const picked: Taken[][] = queues.map(() => []);
     let left = room;
-    let failingLeft = Math.floor(this.maxInFlight * FAILING_SHARE) - failingInFlight;
+    let failingLeft = this.failingRoom();
     const failingQueue = queues.map((list) => isFailing(String(list[0].endpoint_id), list[0].consecutive_failures));
     for (let i = 0; left > 0; i++) {
       let any = false;
@@ -298,17 +439,25 @@ export class DirectSender {
       });
       if (!any) break;
     }
+    if (left === 0 && queues.some((list, lane) => picked[lane].length < list.length)) this.waitForRoom();
     // WR1: a due retry is made here only with its claim (its workflow may be making it right now, or have made it).
     const retries = picked.flat().filter((row) => row.attempts > 0 && !claimed.has(String(row.id)));
     const won = await claimAttempts(this.db, retries.map((row) => ({ deliveryId: String(row.id), attempt: row.attempts + 1 })), workerName, claimLeaseMs(this.settings.timeoutMs));
+    this.lostClaims = won.size < retries.length;
     for (const [lane, batch] of picked.entries()) picked[lane] = batch.filter((row) => row.attempts === 0 || won.has(String(row.id)));
     let started = 0;
     const unused: Taken[] = [];
     for (const batch of picked) {
       if (batch.length === 0) continue;
       const lane = String(batch[0].endpoint_id);
-      // The lane may have filled while this look-up ran (an overlapping run): take only what still fits.
-      const fits = batch.slice(0, Math.max(0, this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0))).filter((row) => !claimed.has(String(row.id)));
+      // The lane may have filled while this look-up ran (an overlapping run), and the process's room too: the other
+      // partitions this process serves take from it while this look-up runs (WS5's bound is the process's, not each
+      // run's). Take only what still fits.
+      const whileFailing = isFailing(lane, batch[0].consecutive_failures);
+      const fitting = Math.min(this.widthOf(lane, batch[0].consecutive_failures) - (lanes.get(lane) ?? 0),
+        this.processRoom(stuckRequests(Date.now(), this.stuckAfterMs).count), whileFailing ? this.failingRoom() : Infinity);
+      const fits = batch.slice(0, Math.max(0, fitting)).filter((row) => !claimed.has(String(row.id)));
+      if (fits.length < batch.length && fitting < batch.length) this.waitForRoom();
       unused.push(...batch.filter((row) => row.attempts > 0 && won.has(String(row.id)) && !fits.includes(row)));
       if (fits.length === 0) continue;
       const takenAt = Date.now();
@@ -316,10 +465,13 @@ export class DirectSender {
         claimed.add(String(row.id));
         underWaySince.set(String(row.id), { since: takenAt, endpointId: lane });
       }
-      this.takeSlots(lane, fits.length, isFailing(lane, batch[0].consecutive_failures));
+      this.takeSlots(lane, fits.length, whileFailing);
       started += fits.length;
       this.track(this.sendLane(fits));
     }
+    // From here on a freed slot is not seen by this fill: it wakes the dispatcher again (freeSlot).
+    this.filling = null;
+    this.leftover = result.rows.filter((row) => allowed.has(String(row.account_id))).length > started;
     // Retries claimed but left out go back at once (else their workflows would wait for the claims to lapse).
     if (unused.length > 0) await releaseClaims(this.db, unused.map((row) => ({ deliveryId: String(row.id), attempt: row.attempts + 1 })), workerName);
     return started;
@@ -390,6 +542,24 @@ export class DirectSender {
     void work.finally(() => this.sends.delete(work));
   }
 
+  /**
+   * How many more requests this process may start now: its bound, where requests stuck at a receiver do not count (T22),
+   * within the bound on all open requests.
+   */
+  private processRoom(stuckCount: number): number {
+    return Math.min(this.maxInFlight - processInFlight + stuckCount, this.maxOpen - processInFlight);
+  }
+
+  /** How many more requests failing endpoints together may start now (T21). */
+  private failingRoom(): number {
+    return Math.floor(this.maxInFlight * FAILING_SHARE) - failingInFlight;
+  }
+
+  /** Asks to be woken when a recorded batch gives the process's room back. */
+  private waitForRoom(): void {
+    if (this.options.onProgress) waitingForRoom.add(this.options.onProgress);
+  }
+
   /** How many requests the endpoint may have under way: its lane, or FAILING_LANE while its attempts fail (T21). */
   private widthOf(endpointId: string, consecutiveFailures: number): number {
     return isFailing(endpointId, consecutiveFailures) ? Math.min(FAILING_LANE, this.perEndpoint) : this.perEndpoint;
@@ -418,7 +588,14 @@ export class DirectSender {
     if (left > 0) lanes.set(endpointId, left); else lanes.delete(endpointId);
     const mine = (this.mine.get(endpointId) ?? 1) - 1;
     if (mine > 0) this.mine.set(endpointId, mine); else this.mine.delete(endpointId);
-    if (left === 0 || left === Math.floor(this.perEndpoint / 2)) this.options.onProgress?.();
+    if (left === 0 || left === Math.floor(this.perEndpoint / 2)) {
+      // WS8: a fill under way that included this endpoint sees the freed slots when its rows come back (the lanes are
+      // read then): waking the dispatcher again would only make it look at full lanes.
+      if (this.filling && !this.filling.has(endpointId)) this.suppressed = true;
+      // No room in the process (the slot counts until its attempt is recorded): the record wakes it in turn.
+      else if (this.processRoom(stuckRequests(Date.now(), this.stuckAfterMs).count) <= 0) this.waitForRoom();
+      else this.options.onProgress?.();
+    }
   }
 
   /** Slots taken while the endpoint was failing go back to the failing share first. */
@@ -523,45 +700,16 @@ export class DirectSender {
     return { success: step.status === 'SENT', status: step.status, nextAt };
   }
 
-  /** Logs a batch of attempts and moves their deliveries and endpoints, in one transaction. */
+  /**
+   * Logs a batch of attempts and moves their deliveries and endpoints (WS8: in one statement, shared with the other
+   * senders of the process whose batches are ready at the same time; see recordAttempts).
+   */
   private async record(batch: Finished[]): Promise<void> {
-    const rows = batch.map((f) => ({ ...f, ...this.decide(f) })).sort((a, b) => Number(a.deliveryId) - Number(b.deliveryId));
-
-    const outcome = await this.db.transaction(async (trx) => {
-      const inserted = await trx.raw<{ rows: { delivery_id: string }[] }>(`
-        insert into webhook_delivery_attempts (delivery_id, attempt, outcome, http_status, error, attempted_at, duration_ms)
-        select v.delivery_id, v.attempt, v.outcome, v.http_status, v.error, v.attempted_at, v.duration_ms
-        from unnest(?::bigint[], ?::int[], ?::text[], ?::int[], ?::text[], ?::timestamptz[], ?::int[]) as v(delivery_id, attempt, outcome, http_status, error, attempted_at, duration_ms)
-        on conflict (delivery_id, attempt) do nothing returning delivery_id`,
-      arrays(rows.map((r) => r.deliveryId), rows.map((r) => r.attempt), rows.map((r) => r.result.outcome), rows.map((r) => r.result.httpStatus), rows.map((r) => r.result.error),
-        rows.map((r) => r.attemptedAt), rows.map((r) => r.result.durationMs)));
-      const logged = new Set(inserted.rows.map((r) => String(r.delivery_id)));
-      const mine = rows.filter((r) => logged.has(r.deliveryId));
-      if (mine.length === 0) return { mine, moved: new Map<string, string>(), endpoints: [] as { id: string; consecutive_failures: number; state: string }[] };
-      // A delivery skipped while its attempt was under way stays SKIPPED unless the receiver took it (then it was sent).
-      const moved = await trx.raw<{ rows: { id: string; status: string }[] }>(`
-        update webhook_deliveries d set status = v.status, attempts = v.attempt, last_attempt_at = v.attempted_at, last_http_status = v.http_status,
-          held_since = null, next_attempt_at = v.next_at, completed_at = case when v.status = 'PENDING' then null else now() end
-        from unnest(?::bigint[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[]) as v(id, attempt, status, http_status, attempted_at, next_at)
-        where d.id = v.id and d.attempts < v.attempt and (d.status = 'PENDING' or (v.status = 'SENT' and d.status = 'SKIPPED'))
-        returning d.id, d.status`,
-      arrays(mine.map((r) => r.deliveryId), mine.map((r) => r.attempt), mine.map((r) => r.status), mine.map((r) => r.result.httpStatus), mine.map((r) => r.attemptedAt), mine.map((r) => r.nextAt)));
-      // D14 counts consecutive failed attempts: in the order they finished, a success resets the count.
-      const counts = new Map<string, { reset: boolean; n: number }>();
-      for (const f of batch) {
-        if (!logged.has(f.deliveryId)) continue;
-        const c = counts.get(f.endpointId) ?? { reset: false, n: 0 };
-        if (f.result.outcome === 'success') counts.set(f.endpointId, { reset: true, n: 0 });
-        else counts.set(f.endpointId, { reset: c.reset, n: c.n + 1 });
-      }
-      const ids = [...counts.keys()].sort((a, b) => Number(a) - Number(b));
-      const endpoints = await trx.raw<{ rows: { id: string; consecutive_failures: number; state: string }[] }>(`
-        update webhook_endpoints e set consecutive_failures = case when v.reset then v.n else e.consecutive_failures + v.n end
-        from unnest(?::bigint[], ?::boolean[], ?::int[]) as v(id, reset, n) where e.id = v.id
-        returning e.id, e.consecutive_failures, e.state`,
-      arrays(ids, ids.map((id) => counts.get(id)!.reset), ids.map((id) => counts.get(id)!.n)));
-      return { mine, moved: new Map(moved.rows.map((r) => [String(r.id), r.status])), endpoints: endpoints.rows };
-    });
+    const rows = batch.map((f) => ({ ...f, ...this.decide(f) }));
+    const { logged, moved, endpoints: touched } = await recordAttempts(this.db, rows);
+    const mine = new Set(batch.map((f) => f.endpointId));
+    const endpoints = [...touched].filter(([id]) => mine.has(id)).map(([id, e]) => ({ id, ...e }));
+    const outcome = { mine: rows.filter((r) => logged.has(r.deliveryId)), moved, endpoints };
 
     for (const r of outcome.mine) {
       countWebhookAttempt(r.success);
@@ -583,7 +731,11 @@ export class DirectSender {
     for (const f of batch) claimed.delete(f.deliveryId);
     this.inFlight -= batch.length;
     processInFlight -= batch.length;
-    this.options.onProgress?.();
+    // The room given back wakes the senders that ran out of it; a retry scheduled here may fall due before the
+    // dispatcher's sleep ends. Otherwise nobody needs waking: the lanes' slots were freed as their requests ended.
+    const retrying = outcome.mine.some((r) => moved.get(r.deliveryId) === 'PENDING');
+    if (retrying) this.options.onProgress?.();
+    wakeNextForRoom();
   }
 
   /**

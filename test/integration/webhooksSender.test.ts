@@ -199,6 +199,32 @@ test.serial('When two senders of one process run at once (a dispatcher run and i
   t.is(new Set(rcv.requests.map((r) => r.body.event_id)).size, 40, 'each delivery sent once');
 });
 
+test.serial('When two partitions served by one process fill at once, then together they start no more requests than the process\'s bound (WS5, WS8)', async (t) => {
+  const { db } = t.context.database;
+  await db('webhook_endpoints').whereNot('state', 'disabled').update({ state: 'disabled' });
+  const receivers = [await receiver(t, () => 'hang'), await receiver(t, () => 'hang')];
+  const endpoints = [];
+  for (const [i, rcv] of receivers.entries()) {
+    const endpoint = await makeEndpoint(db, t.context.settings, { url: rcv.url, events: ['order.created'], shops: 'all', name: `partition ${i}` });
+    rcv.secret = endpoint.secret;
+    endpoints.push(endpoint);
+  }
+  const partitionOf = (id: string) => Number(BigInt(id) % 2n);
+  t.not(partitionOf(endpoints[0].id), partitionOf(endpoints[1].id), 'one endpoint in each partition');
+  await emitOrderEvents(db, 16, { prefix: 'PB' });
+  await dispatchOutboxBatch(db);
+  // Both runs see the whole room of 12 before their look-ups; the second to get its rows must find it taken.
+  const senders = endpoints.map((e) => new DirectSender(db, t.context.settings, { checkEndpoint: async () => {}, maxInFlight: 12, stuckAfterMs: 600_000, partition: { index: partitionOf(e.id), partitions: 2 } }));
+  const taken = await Promise.all(senders.map((s) => s.fill()));
+  t.is(taken[0] + taken[1], 12, `12 in all (${taken.join(' + ')})`);
+  await waitUntil(async () => receivers[0].requests.length + receivers[1].requests.length >= 12);
+  t.is(await senders[0].fill() + await senders[1].fill(), 0, 'no room left for either');
+  t.is(receivers[0].requests.length + receivers[1].requests.length, 12);
+  for (const rcv of receivers) rcv.release(200);
+  await waitUntil(async () => senders.every((s) => s.active === 0));
+  await db('webhook_endpoints').whereIn('id', endpoints.map((e) => e.id)).update({ state: 'disabled' });
+});
+
 test.serial('When an endpoint\'s latest attempt failed, then it gets 2 requests at once until one succeeds, and failing endpoints together hold at most a quarter of the process while a healthy one takes the rest (T21)', async (t) => {
   const { db } = t.context.database;
   await db('webhook_endpoints').whereNot('state', 'disabled').update({ state: 'disabled' });
