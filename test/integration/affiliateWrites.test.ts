@@ -441,6 +441,19 @@ test('When an e-mail template is edited, then subject and body are stored saniti
   t.is(badEvent.error.code, 'INVALID_PARAMETER');
 });
 
+// Serial: it adds campaigns to sk, whose count the concurrent campaign test compares before and after its own.
+test.serial('When a campaign is created without an approval, then its conversions are approved manually; with approval automatic they are automatic (AW6)', async (t) => {
+  const db = t.context.database.db;
+  const plain = data(await call(t.context.client, 'affiliate_campaigns_create', { market: 'sk', name: 'No approval given', reward: { type: 'percent', percent: 4 } })).campaign;
+  t.is(plain.conversionApproval, 'manual');
+  t.is((await db('affiliate_campaigns').where({ id: plain.campaignId }).first('approval')).approval, 'manual');
+  const automatic = data(await call(t.context.client, 'affiliate_campaigns_create', { market: 'sk', name: 'Automatic approval', reward: { type: 'percent', percent: 4 }, approval: 'automatic' })).campaign;
+  t.is(automatic.conversionApproval, 'automatic');
+  t.is((await db('affiliate_campaigns').where({ id: automatic.campaignId }).first('approval')).approval, 'automatic');
+  // REST reads the same defaults back.
+  t.is((await api(t.context.server, `/affiliate/campaigns/${plain.campaignId}?market=sk`, t.context.key)).body.data.conversionApproval, 'manual');
+});
+
 test('When a campaign is created without a reward, then it is refused (never invented); with one it is created and can be updated', async (t) => {
   const noReward = toolError(await call(t.context.client, 'affiliate_campaigns_create', { market: 'sk', name: 'Autumn' }));
   t.is(noReward.error.code, 'MISSING_PARAMETER');

@@ -81,6 +81,34 @@ test('When the password is wrong five times, then the person is locked even with
   t.is(page.status, 429);
 });
 
+test('When four wrong passwords are followed by the right one, then the count starts again: one more wrong one does not lock; five wrong in a row then do (O4)', async (t) => {
+  const person = await makePerson(t.context.database.db);
+  // A fresh client per attempt: a signed-in client is sent away from the sign-in page.
+  const attempt = async (password: string) => (await new FormClient(t.context.server.baseUrl).signIn(person.email, password)).status;
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push(await attempt('wrong password!!'));
+  statuses.push(await attempt(person.password));
+  statuses.push(await attempt('wrong password!!'));
+  statuses.push(await attempt(person.password));
+  t.deepEqual(statuses, [401, 401, 401, 401, 303, 401, 303], 'four wrong, right, wrong: not locked');
+  // The other side: five wrong in a row (counted from the last success) lock, even for the right password.
+  const inARow = [];
+  for (let i = 0; i < 5; i++) inARow.push(await attempt('wrong password!!'));
+  t.deepEqual(inARow, [401, 401, 401, 401, 429]);
+  t.is(await attempt(person.password), 429);
+});
+
+test('When a person stored as owner@x.example types " Owner@X.Example " with the right password, then they are signed in; with a wrong password they are not (O1)', async (t) => {
+  const person = await makePerson(t.context.database.db, { email: 'owner@x.example' });
+  const typed = new FormClient(t.context.server.baseUrl);
+  const signedIn = await typed.signIn(' Owner@X.Example ', person.password);
+  t.is(signedIn.status, 303);
+  t.is(signedIn.location, '/app');
+  t.regex((await typed.get('/app')).text, /owner@x\.example/);
+  t.is((await new FormClient(t.context.server.baseUrl).signIn(' Owner@X.Example ', 'wrong password!!')).status, 401);
+  t.is((await new FormClient(t.context.server.baseUrl).signIn('owner@x.example', person.password)).status, 303);
+});
+
 test('When wrong second-factor codes are sent, then the fifth locks the second step for the person, even for the right code (S4)', async (t) => {
   const { db } = t.context.database;
   const person = await makePerson(db);
@@ -556,6 +584,31 @@ test('When a person without the matching right issues a key, then autonomous mod
   const created = await other.post('/app/keys', { ...base, _csrf: csrfOf(offered.text), scopes: ['coupons:read', 'coupons:write', 'affiliate:write'], writeMode: 'autonomous' });
   t.is(created.status, 200, created.text.slice(0, 300));
   t.like(await db('access_keys').where({ person_id: entitled.id }).first(), { write_mode: 'autonomous' });
+});
+
+test('When a person who may approve proposals but not edit automations issues a key, then automations:write is neither offered nor granted; with automations:edit it is (O2)', async (t) => {
+  const { db } = t.context.database;
+  const approver = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'proposals:approve'] });
+  const client = new FormClient(t.context.server.baseUrl);
+  await client.signIn(approver.email, approver.password);
+  const page = await client.get('/app/keys');
+  t.is(page.status, 200);
+  t.notRegex(page.text, /value="automations:write"/);
+  t.regex(page.text, /value="availabilities:draft"/, 'the approver\'s own write scope is offered');
+  const base = { name: 'automation writer', interfaces: 'mcp', expiresInDays: '30', shopChoice: 'all', writeMode: 'proposals' };
+  const refused = await client.post('/app/keys', { ...base, _csrf: csrfOf(page.text), scopes: ['automations:read', 'automations:write'] });
+  t.is(refused.status, 400);
+  t.regex(refused.text, /automations:write/);
+  t.is(await db('access_keys').where({ person_id: approver.id }).count('* as n').first().then((r: any) => Number(r.n)), 0);
+  // The other side: automations:edit (and nothing else of the writes) offers and grants it.
+  const editor = await makePerson(db, { role: 'member', permissions: ['keys:manage', 'automations:edit'] });
+  const other = new FormClient(t.context.server.baseUrl);
+  await other.signIn(editor.email, editor.password);
+  const offered = await other.get('/app/keys');
+  t.regex(offered.text, /value="automations:write"/);
+  const created = await other.post('/app/keys', { ...base, _csrf: csrfOf(offered.text), scopes: ['automations:read', 'automations:write'] });
+  t.is(created.status, 200, created.text.slice(0, 300));
+  t.deepEqual([...(await db('access_keys').where({ person_id: editor.id }).first('scopes')).scopes].sort(), ['automations:read', 'automations:write']);
 });
 
 test('When a member with keys:manage lists and revokes keys, then only their own are shown and revoked; an owner\'s key stays listed for the owner and working', async (t) => {

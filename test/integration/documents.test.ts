@@ -50,6 +50,29 @@ test.serial('When another shop holds a credit note and a proforma naming the sam
   }
 });
 
+test.serial('When more invoices match a search than the limit, then exactly limit come back: 1 for limit=1, 2 for limit=2, all 4 for limit=4, and 4 for limit=5', async (t) => {
+  const db = t.context.database.db;
+  const sk = await shopId(db, 'demo', 'sk');
+  const rows = await db('documents').where({ shop_id: sk, type: 'invoice' }).orderBy('id').limit(4);
+  // Four invoices that match one text: two by their number, two by their customer's company (two arms of the search).
+  const added: number[] = [];
+  try {
+    for (const [i, row] of rows.entries()) {
+      const change = i < 2 ? { code: `${row.code}-QZKV${i}` } : { code: `${row.code}-X${i}`, customer_company: `Qzkv Trading ${i}` };
+      const [inserted] = await db('documents').insert({ ...rowForInsert(row, ['id', 'business_date', 'number_search', 'customer_search']), ...change }).returning('id');
+      added.push(inserted.id);
+    }
+    for (const [limit, expected] of [[1, 1], [2, 2], [4, 4], [5, 4]]) {
+      const res = await get(t, `/invoices?market=sk&query=qzkv&limit=${limit}`);
+      t.is(res.status, 200, JSON.stringify(res.body));
+      t.is(res.body.data.length, expected, `limit ${limit}`);
+      t.false(res.body.meta.hasMore);
+    }
+  } finally {
+    await db('documents').whereIn('id', added).delete();
+  }
+});
+
 test('When invoices are listed, then they come newest first by businessDate (tax date, else issue date) across pages with nothing repeated', async (t) => {
   const seen = new Set<string>();
   let cursor: string | null = null;

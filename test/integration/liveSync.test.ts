@@ -4,10 +4,12 @@ import type { Db } from '../../src/db/knex.js';
 import { DemoPlatform, demoSettings } from '../../src/platforms/demo/adapter.js';
 import { searchConsolePropertyAt, searchConsoleRuns } from '../../src/platforms/demo/searchConsole.js';
 import { ORDER_HORIZON_MS } from '../../src/platforms/demo/timeline.js';
-import { SYNC_AREAS } from '../../src/platforms/types.js';
+import { SYNC_AREAS, type PlatformOrder } from '../../src/platforms/types.js';
 import { syncArea } from '../../src/sync/runner.js';
 import { findSyncShop, type SyncShop } from '../../src/sync/shops.js';
 import { applyCouponRemoval, applyCoupons } from '../../src/sync/apply/coupons.js';
+import { applyOrders } from '../../src/sync/apply/orders.js';
+import { EventSink } from '../../src/sync/events.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { api, issueKey, startTestServer, type TestServer } from '../helpers/server.js';
 import { TEST_NOW } from '../helpers/constants.js';
@@ -316,4 +318,36 @@ test.serial('When a shop\'s sync keeps failing, then /stores says since when: th
   await activities.completeShopSync({ shopId: shop.id, until: failing.sync.lastSyncedAt ?? TEST_NOW.toISOString() });
   const cleared = (await api(t.context.server, '/stores', key)).body.data.find((s: { code: string }) => s.code === 'pl');
   t.like(cleared.sync, { error: null, failingSince: null });
+});
+
+test.serial('When an order moved twice in one batch (New → Processing → Shipped), then each order.status_changed names the status just before it: Processing after New, Shipped after Processing', async (t) => {
+  const { db } = t.context.database;
+  const platform = new DemoPlatform({ db });
+  const shop = (await findSyncShop(db, 'demo', 'sk'))!;
+  const historyEnd = Date.parse(demoSettings(shop).historyEnd);
+  // A real order of the shop as the platform reads it, made new (its own code) with a history of three statuses.
+  let base: PlatformOrder | undefined;
+  for await (const batch of platform.readChanges(shop, 'orders', { since: new Date(historyEnd), until: new Date(historyEnd + 20 * HOUR), resume: null, limit: 5 })) {
+    base = batch.records[0];
+    break;
+  }
+  const at = (hours: number) => new Date(historyEnd + hours * HOUR);
+  const order: PlatformOrder = {
+    ...base!, code: `${base!.code}-K13`, createdAt: at(1), updatedAt: at(3), paid: false, paidAt: null,
+    statusId: 3, statusName: 'Shipped', statusChangedAt: at(3),
+    statusHistory: [{ statusId: 1, at: at(1) }, { statusId: 2, at: at(2) }, { statusId: 3, at: at(3) }],
+  };
+  const trx = await db.transaction();
+  try {
+    const sink = new EventSink(trx, shop, historyEnd);
+    await applyOrders(trx, shop, [order], sink);
+    await sink.flush();
+    const changes = await trx('outbox_events').where({ shop_id: shop.id, event_type: 'order.status_changed', resource_id: order.code }).orderBy('id').select('data', 'occurred_at');
+    t.deepEqual(changes.map((e) => [e.data.status_id, e.data.previous_status_id, e.occurred_at.toISOString()]), [
+      [2, 1, at(2).toISOString()],
+      [3, 2, at(3).toISOString()],
+    ]);
+  } finally {
+    await trx.rollback();
+  }
 });

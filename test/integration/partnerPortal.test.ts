@@ -41,10 +41,10 @@ test.after.always(async (t) => {
 let seq = 0;
 const unique = () => `${++seq}${crypto.randomBytes(3).toString('hex')}`;
 
-/** Registers a partner through the form; returns the browser, e-mail and handle. */
-async function register(t: ExecutionContext<Context>, fields: Partial<Record<string, string>> = {}, language: 'sk' | 'en' = 'en') {
+/** Registers a partner through the form (on `baseUrl`, the shared server unless given); returns the browser, e-mail and handle. */
+async function register(t: ExecutionContext<Context>, fields: Partial<Record<string, string>> = {}, language: 'sk' | 'en' = 'en', baseUrl = t.context.server.baseUrl) {
   const id = unique();
-  const browser = new PortalBrowser(t.context.server.baseUrl, { language });
+  const browser = new PortalBrowser(baseUrl, { language });
   const form = { email: `partner${id}@example.com`, password: PASSWORD, handle: `p${id}`, name: 'Jana Partnerová', web: '', kind: 'blogger', ...fields } as Record<string, string>;
   const res = await browser.submit(`${PREFIX}/register`, `${PREFIX}/register`, form);
   t.is(res.status, 201, res.html);
@@ -71,8 +71,8 @@ async function approve(t: ExecutionContext<Context>, partnerId: string) {
 }
 
 /** A verified, approved partner who accepted the agreement, signed in. */
-async function readyPartner(t: ExecutionContext<Context>, fields: Partial<Record<string, string>> = {}) {
-  const p = await register(t, fields);
+async function readyPartner(t: ExecutionContext<Context>, fields: Partial<Record<string, string>> = {}, baseUrl = t.context.server.baseUrl) {
+  const p = await register(t, fields, 'en', baseUrl);
   await verify(t, p.browser, p.email);
   await approve(t, p.partnerId);
   t.is((await signIn(p.browser, p.email)).status, 303);
@@ -242,6 +242,26 @@ test.serial('When a wrong password is given five times, then the partner account
   } finally {
     clock.now = TEST_NOW;
   }
+});
+
+test('When a partner gives four wrong passwords and then the right one, then the count starts again: one more wrong one does not lock; five wrong in a row then do', async (t) => {
+  // A server of its own, so these thirteen sign-ins do not use up the shared server's per-address limit (30 in 15 minutes).
+  const server = await startTestServer(t.context.database.db, () => t.context.clock.now);
+  t.teardown(() => server.close());
+  const { browser, email } = await register(t, {}, 'en', server.baseUrl);
+  await verify(t, browser, email);
+  // A fresh browser per attempt: a signed-in one is sent on from the sign-in page.
+  const attempt = async (password?: string) => (await signIn(new PortalBrowser(server.baseUrl), email, password)).status;
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push(await attempt('wrong password!'));
+  statuses.push(await attempt());
+  statuses.push(await attempt('wrong password!'));
+  statuses.push(await attempt());
+  t.deepEqual(statuses, [401, 401, 401, 401, 303, 401, 303], 'four wrong, right, wrong: not locked');
+  const inARow = [];
+  for (let i = 0; i < 5; i++) inARow.push(await attempt('wrong password!'));
+  t.deepEqual(inARow, [401, 401, 401, 401, 429]);
+  t.is(await attempt(), 429, 'locked even with the right password');
 });
 
 test('When one address tries to sign in to a portal 31 times, then 30 are answered and the 31st is refused for the 15-minute window (O4)', async (t) => {
@@ -422,6 +442,31 @@ test('When a partner requests a discount code, then the tool\'s rules apply: for
   t.is(decided.reservation?.code, code);
   const dashboard = await p.browser.get(`${PREFIX}/dashboard`);
   t.regex(dashboard.html, new RegExp(`data-code-request="${code}"><td><code>${code}</code></td><td>approved`));
+});
+
+test('When a partner\'s earlier code request was approved or rejected, then a new one is filed; while one is pending, another is refused with STATE_CONFLICT (PP6)', async (t) => {
+  const db = t.context.database.db;
+  // A server of its own: its sign-in does not count towards the shared server's per-address limit (30 in 15 minutes).
+  const server = await startTestServer(db, () => t.context.clock.now);
+  t.teardown(() => server.close());
+  const p = await readyPartner(t, {}, server.baseUrl);
+  await p.browser.get(`${PREFIX}/dashboard`);
+  const shop = { id: t.context.shop.id, code: 'sk', name: 'sk', currency: 'EUR', timeZone: 'Europe/Bratislava' };
+  const scope = { accountId: t.context.shop.accountId, shop, now: TEST_NOW };
+  const codes = ['AP', 'RJ', 'PN', 'NO'].map((prefix) => `${prefix}${unique().toUpperCase()}`.slice(0, 20));
+  const file = (code: string) => p.browser.request('POST', `${PREFIX}/code-requests`, { code });
+  const requestOf = async (code: string) => String((await db('affiliate_code_requests').where({ partner_id: p.partnerId, requested_code: code }).first('id')).id);
+  t.is((await file(codes[0])).status, 303);
+  const whilePending = await file(codes[3]);
+  t.is(whilePending.status, 409, 'a second request while the first is pending: STATE_CONFLICT');
+  t.regex(whilePending.html, /still waiting/);
+  await decideCodeRequest(db, scope, { requestId: await requestOf(codes[0]), decision: 'approve' });
+  t.is((await file(codes[1])).status, 303, 'after an approved request a new one is filed');
+  t.is((await file(codes[3])).status, 409, 'and it is pending again');
+  await decideCodeRequest(db, scope, { requestId: await requestOf(codes[1]), decision: 'reject', reason: 'Too close to our brand.' });
+  t.is((await file(codes[2])).status, 303, 'after a rejected request a new one is filed');
+  const stored = await db('affiliate_code_requests').where({ partner_id: p.partnerId }).orderBy('id').select('requested_code', 'state');
+  t.deepEqual(stored.map((r) => [r.requested_code, r.state]), [[codes[0], 'approved'], [codes[1], 'rejected'], [codes[2], 'pending']]);
 });
 
 test('When a partner who is no longer approved requests a discount code, then it is refused and no request is stored', async (t) => {
