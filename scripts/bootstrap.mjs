@@ -203,7 +203,10 @@ async function installMedusa() {
     if (state.installHash !== wantedState.installHash || installedVersion() !== tool.version) {
       say(`installing Medusa ${tool.version} (${tool.npm}, ${tool.template}) into ${tool.dir}; the first time takes minutes`, true);
       // Follows the template's lockfile; install scripts stay off unless its allowScripts approves them (none needed).
-      await runAsync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], `npm install of Medusa into ${tool.dir}`);
+      // At a lower CPU priority: it runs beside the project's npm install and the build, which the tests wait for first.
+      const install = ['npm', 'install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'];
+      if (onPath('nice')) await runAsync('nice', ['-n', '10', ...install], `npm install of Medusa into ${tool.dir}`);
+      else await runAsync(install[0], install.slice(1), `npm install of Medusa into ${tool.dir}`);
       if (installedVersion() !== tool.version) fail(`${tool.dir} has ${tool.npm}@${installedVersion()} after npm install, wanted ${tool.version}`);
     } else {
       say(`copied the changed Medusa project files into ${tool.dir}`, true);
