@@ -326,3 +326,65 @@ test.serial('When a process\'s every slot is held by a receiver that does not an
   }, 60_000);
   await db('webhook_endpoints').whereIn('id', [hangingEndpoint.id, healthyEndpoint.id, hangingTwoEndpoint.id, lateEndpoint.id]).update({ state: 'disabled' });
 });
+
+test.serial('When an endpoint that failed 7 times in a row fails twice more, then its count is 9; one success then sets it to 0 (D14: in a row)', async (t) => {
+  const { db } = t.context.database;
+  let status = 500;
+  const rcv = await receiver(t, () => ({ status }));
+  const endpoint = await onlyEndpoint(t, rcv.url, rcv);
+  await db('webhook_endpoints').where({ id: endpoint.id }).update({ consecutive_failures: 7 });
+  await emitOrderEvents(db, 2, { prefix: 'CF' });
+  await dispatchOutboxBatch(db);
+  const { round } = sender(t);
+  t.is(await round(), 2);
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 9);
+  status = 200;
+  await emitOrderEvents(db, 1, { prefix: 'CS' });
+  await dispatchOutboxBatch(db);
+  t.is(await round(), 1, 'the new event; the two failed ones wait for their retry');
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 0);
+});
+
+test.serial('When attempts finish while an earlier record waits, then they are recorded together in the order they finished: a failure before a success leaves the count at 0 (D14, WS8)', async (t) => {
+  const { db } = t.context.database;
+  // Request 0 succeeds at once; 1 fails after 100 ms; 2 succeeds after 300 ms. The first record waits on a lock of the
+  // endpoint's row for a second, so 1 and 2 finish meanwhile and go into the next statement together, failure first.
+  const rcv = await receiver(t, (_req, index) => (index === 0 ? { status: 200 } : index === 1 ? { status: 500, delayMs: 100 } : { status: 200, delayMs: 300 }));
+  const endpoint = await onlyEndpoint(t, rcv.url, rcv);
+  await emitOrderEvents(db, 3, { prefix: 'GC' });
+  await dispatchOutboxBatch(db);
+  const { s } = sender(t);
+  const lock = await db.transaction();
+  try {
+    await lock('webhook_endpoints').where({ id: endpoint.id }).forUpdate().first();
+    t.is(await s.fill(), 3);
+    await rcv.waitFor((requests) => requests.length === 3);
+    await waitUntil(async () => rcv.open === 0);
+    t.is(rcv.requests.length, 3);
+  } finally {
+    await lock.commit();
+  }
+  await waitUntil(async () => s.active === 0, 20_000);
+  const outcomes = await db('webhook_delivery_attempts as a').join('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('d.endpoint_id', endpoint.id).orderBy('a.id').pluck('a.outcome');
+  t.is(outcomes.length, 3);
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 0);
+});
+
+test.serial('When an attempt is already in the log (recorded by another path) as its request ends, then recording it again moves nothing and counts nothing (WS8)', async (t) => {
+  const { db } = t.context.database;
+  const rcv = await receiver(t, () => 'hang');
+  const endpoint = await onlyEndpoint(t, rcv.url, rcv);
+  const [eventId] = await emitOrderEvents(db, 1, { prefix: 'TW' });
+  await dispatchOutboxBatch(db);
+  const { s } = sender(t);
+  t.is(await s.fill(), 1);
+  await rcv.waitFor((requests) => requests.length === 1);
+  const delivery = await deliveryOf(db, eventId);
+  await db('webhook_delivery_attempts').insert({ delivery_id: delivery.id, attempt: 1, outcome: 'success', http_status: 200, error: null, attempted_at: new Date(), duration_ms: 5 });
+  rcv.release(500);
+  await waitUntil(async () => s.active === 0, 20_000);
+  t.like(await deliveryOf(db, eventId), { status: 'PENDING', attempts: 0 });
+  t.is((await db('webhook_endpoints').where({ id: endpoint.id }).first()).consecutive_failures, 0);
+  t.deepEqual(await db('webhook_delivery_attempts').where({ delivery_id: delivery.id }).pluck('outcome'), ['success']);
+  await db('webhook_deliveries').where({ id: delivery.id }).update({ status: 'SKIPPED', completed_at: new Date() });
+});
